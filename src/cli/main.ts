@@ -1,0 +1,73 @@
+import { parseArgs } from 'node:util';
+import { ConfigError, resolveServeConfig } from '../config.js';
+import { serveCommand } from './serve.js';
+import { demoCommand } from './demo.js';
+
+const USAGE = `Usage: timeslice <command> [options]
+
+Commands:
+  serve   Run the service: HTTP API and HTTPS agent collector on the embedded store
+  demo    Run the service with an instrumented app and live traffic, to see data within two minutes
+
+Options (serve, demo):
+  --host <addr>            listen address            (TIMESLICE_HOST, default 127.0.0.1)
+  --port <n>               HTTP API port             (TIMESLICE_PORT, default 3000)
+  --collector-port <n>     HTTPS collector port      (TIMESLICE_COLLECTOR_PORT, default 3443)
+  --data <dir>             data directory            (TIMESLICE_DATA, default ./data)
+Options (demo):
+  --duration <seconds>     how long to drive traffic (default 150; 0 = until interrupted)
+
+Environment: TIMESLICE_API_KEY and TIMESLICE_LICENSE_KEY set account 1's keys (emulator mode).
+`;
+
+const SERVE_OPTIONS = {
+  host: { type: 'string' },
+  port: { type: 'string' },
+  'collector-port': { type: 'string' },
+  data: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+export async function run(argv: readonly string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case 'serve': {
+        const { values } = parseArgs({ args: [...rest], options: SERVE_OPTIONS, strict: true });
+        if (values.help) return usage(0);
+        return await serveCommand(resolveServeConfig(values, process.env));
+      }
+      case 'demo': {
+        const { values } = parseArgs({ args: [...rest], options: { ...SERVE_OPTIONS, duration: { type: 'string' } }, strict: true });
+        if (values.help) return usage(0);
+        const duration = values.duration ?? '150';
+        if (!/^\d+$/.test(duration)) throw new ConfigError(`--duration must be a whole number of seconds, got '${duration}'`);
+        return await demoCommand(resolveServeConfig(values, process.env), Number(duration));
+      }
+      case undefined:
+      case 'help':
+      case '--help':
+      case '-h':
+        return usage(command === undefined ? 1 : 0);
+      default:
+        process.stderr.write(`timeslice: unknown command '${command}'\n\n`);
+        return usage(1);
+    }
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (error instanceof ConfigError || code?.startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(`timeslice: ${(error as Error).message}\n`);
+      return 2;
+    }
+    if (code === 'EADDRINUSE') {
+      process.stderr.write(`timeslice: ${(error as Error).message}: pick another --port/--collector-port\n`);
+      return 1;
+    }
+    throw error;
+  }
+}
+
+function usage(exitCode: number): number {
+  (exitCode === 0 ? process.stdout : process.stderr).write(USAGE);
+  return exitCode;
+}

@@ -1,0 +1,46 @@
+import { resolve } from 'node:path';
+
+export interface ServeConfig {
+  readonly host: string;
+  readonly port: number;
+  readonly collectorPort: number;
+  readonly dataDir: string;
+  /** Keys for account 1 instead of generated ones (emulator mode). */
+  readonly apiKey?: string;
+  readonly licenseKey?: string;
+  readonly memoryLimit: string;
+  readonly eventHarvestPeriodMs: number;
+  readonly logLevel: string;
+}
+
+export interface ServeFlags {
+  readonly host?: string;
+  readonly port?: string;
+  readonly 'collector-port'?: string;
+  readonly data?: string;
+}
+
+export class ConfigError extends Error {}
+
+function port(value: string, what: string): number {
+  if (!/^\d+$/.test(value) || Number(value) > 65535) throw new ConfigError(`${what} must be a port number from 0 to 65535, got '${value}'`);
+  return Number(value);
+}
+
+/** Flags win over environment variables, which win over the defaults. */
+export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv): ServeConfig {
+  const pick = (flag: string | undefined, name: string, fallback: string) => flag ?? (env[name] || undefined) ?? fallback;
+  const period = pick(undefined, 'TIMESLICE_EVENT_HARVEST_MS', '5000');
+  if (!/^\d+$/.test(period) || Number(period) < 1000) throw new ConfigError(`TIMESLICE_EVENT_HARVEST_MS must be at least 1000, got '${period}'`);
+  return {
+    host: pick(flags.host, 'TIMESLICE_HOST', '127.0.0.1'),
+    port: port(pick(flags.port, 'TIMESLICE_PORT', '3000'), '--port'),
+    collectorPort: port(pick(flags['collector-port'], 'TIMESLICE_COLLECTOR_PORT', '3443'), '--collector-port'),
+    dataDir: resolve(pick(flags.data, 'TIMESLICE_DATA', './data')),
+    ...(env.TIMESLICE_API_KEY ? { apiKey: env.TIMESLICE_API_KEY } : {}),
+    ...(env.TIMESLICE_LICENSE_KEY ? { licenseKey: env.TIMESLICE_LICENSE_KEY } : {}),
+    memoryLimit: env.TIMESLICE_MEMORY_LIMIT || '2GB',
+    eventHarvestPeriodMs: Number(period),
+    logLevel: env.TIMESLICE_LOG_LEVEL || 'warn',
+  };
+}

@@ -1,0 +1,261 @@
+import type { DuckDBValue } from '@duckdb/node-api';
+import type { Summary } from '../../domain/timeslice.js';
+import { harvestMinute } from '../../domain/timeslice.js';
+import type { RunTarget } from '../../store/catalog.js';
+import {
+  CUSTOM_EVENTS, ERROR_EVENTS, ERROR_TRACES, LOG_EVENTS, Rows, SPAN_EVENTS, SQL_TRACES, TIMESLICES,
+  TRANSACTION_EVENTS, TRANSACTION_TRACES, timestampValue, type AppendTable,
+} from '../../store/append-tables.js';
+import { inflateSync } from 'node:zlib';
+import { malformed } from './collector-error.js';
+
+/** Who sent a payload and when: every row is written once per target application of the run. */
+export interface IngestContext {
+  readonly accountId: number;
+  readonly targets: readonly RunTarget[];
+  /** Epoch ms at which the request arrived; stands in for timestamps agents leave at 0. */
+  readonly receivedAt: number;
+}
+
+type Json = unknown;
+type Attributes = Record<string, Json>;
+
+const isRecord = (v: Json): v is Attributes => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isFiniteNumber = (v: Json): v is number => typeof v === 'number' && Number.isFinite(v);
+
+function expectArray(v: Json, what: string): Json[] {
+  if (!Array.isArray(v)) throw malformed(`${what} must be a JSON array`);
+  return v;
+}
+
+function str(v: Json): string | null {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  return null;
+}
+
+function num(v: Json): number | null {
+  if (isFiniteNumber(v)) return v;
+  if (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))) return Number(v);
+  return null;
+}
+
+function int(v: Json): number | null {
+  const n = num(v);
+  return n !== null && Number.isInteger(n) && Math.abs(n) <= 2 ** 31 - 1 ? n : null;
+}
+
+/** Body layouts begin with the run id on most methods; it duplicates the query parameter. */
+function dropRunId(body: Json[]): Json[] {
+  return typeof body[0] === 'string' ? body.slice(1) : body;
+}
+
+// ── metric_data ─────────────────────────────────────────────────────────────────────────────
+
+export interface MetricDataPayload {
+  readonly beginMs: number;
+  readonly endMs: number;
+  readonly metrics: readonly { readonly name: string; readonly scope: string; readonly stats: Summary }[];
+}
+
+/** `[run_id, begin_s, end_s, [[{name[, scope]}, [count, total, exclusive, min, max, sumOfSquares]], …]]` */
+export function parseMetricData(body: Json): MetricDataPayload {
+  const [begin, end, list] = dropRunId(expectArray(body, 'metric_data body'));
+  if (!isFiniteNumber(begin) || !isFiniteNumber(end) || begin <= 0 || end < begin) {
+    throw malformed('metric_data needs harvest begin and end as epoch seconds, begin <= end');
+  }
+  const metrics = expectArray(list, 'metric_data metrics').map((entry, i) => {
+    const pair = expectArray(entry, `metric ${i}`);
+    const [spec, values] = pair;
+    if (!isRecord(spec) || typeof spec.name !== 'string' || spec.name === '') {
+      throw malformed(`metric ${i}: the spec must be an object with a non-empty "name"`);
+    }
+    if (spec.scope !== undefined && spec.scope !== null && typeof spec.scope !== 'string') {
+      throw malformed(`metric ${i} (${spec.name}): "scope" must be a string`);
+    }
+    const stats = expectArray(values, `metric ${i} (${spec.name}) values`);
+    if (stats.length !== 6 || !stats.every(isFiniteNumber)) {
+      throw malformed(`metric ${i} (${spec.name}): values must be six finite numbers [count, total, exclusive, min, max, sumOfSquares]`);
+    }
+    const [count, total, exclusive, min, max, sumOfSquares] = stats as number[];
+    return {
+      name: spec.name,
+      scope: typeof spec.scope === 'string' ? spec.scope : '',
+      stats: { count: count!, total: total!, exclusive: exclusive!, min: min!, max: max!, sumOfSquares: sumOfSquares! },
+    };
+  });
+  return { beginMs: begin * 1000, endMs: end * 1000, metrics };
+}
+
+/** Names the payload needs ids for: metric names and scopes. */
+export function metricDataNames(payload: MetricDataPayload): Set<string> {
+  const names = new Set<string>();
+  for (const m of payload.metrics) {
+    names.add(m.name);
+    if (m.scope !== '') names.add(m.scope);
+  }
+  return names;
+}
+
+export function timesliceRows(payload: MetricDataPayload, ctx: IngestContext, ids: ReadonlyMap<string, number>): Rows {
+  const rows = new Rows(TIMESLICES);
+  const ts = timestampValue(harvestMinute(payload.beginMs, payload.endMs));
+  for (const target of ctx.targets) {
+    for (const m of payload.metrics) {
+      const s = m.stats;
+      rows.push(
+        ctx.accountId, target.appId, target.hostId, target.instanceId, ids.get(m.name)!, m.scope === '' ? 0 : ids.get(m.scope)!,
+        ts, s.count, s.total, s.exclusive, s.min, s.max, s.sumOfSquares,
+      );
+    }
+  }
+  return rows;
+}
+
+// ── events ──────────────────────────────────────────────────────────────────────────────────
+
+/**
+ * The event list of `[run_id, {reservoir_size, events_seen}, [event, …]]`; older agents leave
+ * out the reservoir object.
+ */
+function eventList(body: Json, what: string): Json[] {
+  const rest = dropRunId(expectArray(body, `${what} body`));
+  const list = isRecord(rest[0]) ? rest[1] : rest[0];
+  if (list === undefined) return [];
+  return expectArray(list, `${what} events`);
+}
+
+interface AgentEvent { readonly intrinsics: Attributes; readonly user: Attributes; readonly agent: Attributes }
+
+function agentEvents(body: Json, what: string): AgentEvent[] {
+  return eventList(body, what).map((entry, i) => {
+    const parts = expectArray(entry, `${what} event ${i}`);
+    const [intrinsics, user = {}, agent = {}] = parts;
+    if (!isRecord(intrinsics) || !isRecord(user) || !isRecord(agent)) {
+      throw malformed(`${what} event ${i}: must be [intrinsics, userAttributes, agentAttributes] objects`);
+    }
+    return { intrinsics, user, agent };
+  });
+}
+
+/**
+ * Agents use ms for most timestamps but seconds (as a float) for TransactionError, and 0 when
+ * they have none. A value below 1e11 cannot be ms of this century, so it is seconds.
+ */
+function eventTime(v: Json, receivedAt: number): number {
+  const n = num(v);
+  if (n === null || n <= 0) return receivedAt;
+  return n < 1e11 ? n * 1000 : n;
+}
+
+function perEvent<E>(events: readonly E[], ctx: IngestContext, table: AppendTable, row: (e: E) => DuckDBValue[]): Rows {
+  const rows = new Rows(table);
+  const values = events.map(row);
+  for (const target of ctx.targets) {
+    for (const v of values) rows.push(ctx.accountId, target.appId, target.hostId, target.instanceId, ...v);
+  }
+  return rows;
+}
+
+const json = (v: Json) => JSON.stringify(v);
+
+export function transactionEventRows(body: Json, ctx: IngestContext): Rows {
+  return perEvent(agentEvents(body, 'analytic_event_data'), ctx, TRANSACTION_EVENTS, ({ intrinsics: i, user, agent }) => [
+    timestampValue(eventTime(i.timestamp, ctx.receivedAt)),
+    str(i.name), num(i.duration), num(i.totalTime), num(i.queueDuration),
+    typeof i.error === 'boolean' ? i.error : null,
+    int(agent['http.statusCode'] ?? agent.httpResponseCode ?? agent['response.status']),
+    str(i.traceId), str(i.guid), json(i), json(user), json(agent),
+  ]);
+}
+
+export function errorEventRows(body: Json, ctx: IngestContext): Rows {
+  return perEvent(agentEvents(body, 'error_event_data'), ctx, ERROR_EVENTS, ({ intrinsics: i, user, agent }) => [
+    timestampValue(eventTime(i.timestamp, ctx.receivedAt)),
+    str(i['error.class']), str(i['error.message']), str(i.transactionName), num(i.duration), str(i.traceId),
+    json(i), json(user), json(agent),
+  ]);
+}
+
+export function spanEventRows(body: Json, ctx: IngestContext): Rows {
+  return perEvent(agentEvents(body, 'span_event_data'), ctx, SPAN_EVENTS, ({ intrinsics: i, user, agent }) => [
+    timestampValue(eventTime(i.timestamp, ctx.receivedAt)),
+    str(i.name), str(i.category), num(i.duration), str(i.traceId), str(i.guid), str(i.parentId), str(i.transactionId),
+    json(i), json(user), json(agent),
+  ]);
+}
+
+/** `[run_id, [[{type, timestamp}, {attributes}], …]]` (some agents add a reservoir object). */
+export function customEventRows(body: Json, ctx: IngestContext): Rows {
+  const events = eventList(body, 'custom_event_data').map((entry, i) => {
+    const [head, attributes = {}] = expectArray(entry, `custom event ${i}`);
+    if (!isRecord(head) || typeof head.type !== 'string' || head.type === '' || !isRecord(attributes)) {
+      throw malformed(`custom event ${i}: must be [{type, timestamp}, {attributes}] with a non-empty type`);
+    }
+    return { head, attributes };
+  });
+  return perEvent(events, ctx, CUSTOM_EVENTS, ({ head, attributes }) => [
+    timestampValue(eventTime(head.timestamp, ctx.receivedAt)), head.type as string, json(attributes),
+  ]);
+}
+
+/** `[{common: {attributes}, logs: [{timestamp, level, message, …}]}, …]`; no run id in the body. */
+export function logEventRows(body: Json, ctx: IngestContext): Rows {
+  const logs: Attributes[] = [];
+  for (const [b, block] of expectArray(body, 'log_event_data body').entries()) {
+    if (!isRecord(block)) throw malformed(`log block ${b} must be an object with "logs"`);
+    const common = isRecord(block.common) && isRecord(block.common.attributes) ? block.common.attributes : {};
+    for (const [i, log] of expectArray(block.logs ?? [], `log block ${b} logs`).entries()) {
+      if (!isRecord(log)) throw malformed(`log block ${b}, log ${i} must be an object`);
+      const { attributes, ...fields } = log;
+      logs.push({ ...common, ...(isRecord(attributes) ? attributes : {}), ...fields });
+    }
+  }
+  return perEvent(logs, ctx, LOG_EVENTS, (log) => [
+    timestampValue(eventTime(log.timestamp, ctx.receivedAt)),
+    str(log.level ?? log['log.level']), str(log.message), str(log['trace.id']), str(log['span.id']), json(log),
+  ]);
+}
+
+// ── traces ──────────────────────────────────────────────────────────────────────────────────
+
+function traceList(body: Json, what: string): Json[][] {
+  const rest = dropRunId(expectArray(body, `${what} body`));
+  return expectArray(rest[0] ?? [], what).map((t, i) => expectArray(t, `${what} ${i}`));
+}
+
+/** `[run_id, [[timestamp, txName, message, errorClass, {params}, txGuid], …]]`; the timestamp is 0 from Node. */
+export function errorTraceRows(body: Json, ctx: IngestContext): Rows {
+  return perEvent(traceList(body, 'error_data'), ctx, ERROR_TRACES, (t) => [
+    timestampValue(eventTime(t[0], ctx.receivedAt)), str(t[1]), str(t[2]), str(t[3]), str(t[5]), json(t[4] ?? {}),
+  ]);
+}
+
+/** `[run_id, [[startMs, durationMs, txName, uri, encodedTrace, txGuid, …], …]]` */
+export function transactionTraceRows(body: Json, ctx: IngestContext): Rows {
+  return perEvent(traceList(body, 'transaction_sample_data'), ctx, TRANSACTION_TRACES, (t) => [
+    timestampValue(eventTime(t[0], ctx.receivedAt)), num(t[1]), str(t[2]), str(t[3]), str(t[5]), json(decodeTrace(t[4])),
+  ]);
+}
+
+/** `[run_id?, [[txName, url, sqlId, sql, metricName, callCount, total, min, max, params], …]]` */
+export function sqlTraceRows(body: Json, ctx: IngestContext): Rows {
+  return perEvent(traceList(body, 'sql_trace_data'), ctx, SQL_TRACES, (t) => [
+    timestampValue(ctx.receivedAt), str(t[0]), str(t[1]), str(t[2]), str(t[3]), str(t[4]),
+    num(t[5]), num(t[6]), num(t[7]), num(t[8]), json(decodeTrace(t[9] ?? {})),
+  ]);
+}
+
+/**
+ * Traces and SQL parameters arrive as base64(zlib(JSON)), or as plain JSON when the agent runs
+ * with `simple_compression`. A value that does not decode is kept as it came.
+ */
+export function decodeTrace(v: Json): Json {
+  if (typeof v !== 'string') return v;
+  try {
+    return JSON.parse(inflateSync(Buffer.from(v, 'base64'), { maxOutputLength: 16 * 1024 * 1024 }).toString('utf8'));
+  } catch {
+    return v;
+  }
+}
+

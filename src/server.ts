@@ -1,0 +1,101 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import pino from 'pino';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import { buildApiApp } from './api/api-app.js';
+import { systemClock, type Clock } from './clock.js';
+import type { ServeConfig } from './config.js';
+import { buildCollector } from './ingest/agent/collector.js';
+import { ensureCollectorCertificate } from './security/tls.js';
+import { BatchWriter } from './store/batch-writer.js';
+import { Catalog, type CreatedKeys } from './store/catalog.js';
+import { Database } from './store/database.js';
+import { MetricDictionary } from './store/metric-dictionary.js';
+
+export interface RunningServer {
+  readonly apiUrl: string;
+  readonly collectorUrl: string;
+  readonly collectorHost: string;
+  readonly collectorPort: number;
+  readonly certPath: string;
+  readonly databasePath: string;
+  /** Keys in clear when this start created them (first start) or was given them; else undefined. */
+  readonly createdKeys: CreatedKeys | undefined;
+  readonly db: Database;
+  readonly catalog: Catalog;
+  readonly writer: BatchWriter;
+  readonly api: FastifyInstance;
+  /** Stops accepting, waits for requests in flight, commits pending writes, closes the store. */
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  readonly clock?: Clock;
+  readonly logger?: FastifyBaseLogger;
+}
+
+/** Opens the store and starts both listeners: the HTTP API and the HTTPS agent collector. */
+export async function startServer(config: ServeConfig, options: StartOptions = {}): Promise<RunningServer> {
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? (pino({ level: config.logLevel }) as unknown as FastifyBaseLogger);
+  await mkdir(config.dataDir, { recursive: true });
+  const databasePath = join(config.dataDir, 'timeslice.duckdb');
+  const db = await Database.open({ path: databasePath, memoryLimit: config.memoryLimit });
+  let ready = false;
+  let collector: FastifyInstance | undefined;
+  let api: FastifyInstance | undefined;
+  let writer: BatchWriter | undefined;
+  try {
+    const catalog = await Catalog.load(db, clock);
+    const createdKeys = await catalog.bootstrap({
+      ...(config.apiKey ? { userKey: config.apiKey } : {}),
+      ...(config.licenseKey ? { licenseKey: config.licenseKey } : {}),
+    });
+    const keysToShow = createdKeys ?? (config.apiKey && config.licenseKey ? { userKey: config.apiKey, licenseKey: config.licenseKey } : undefined);
+    writer = new BatchWriter(db.appendConnection);
+    const dictionary = await MetricDictionary.load(db, writer);
+    const tls = await ensureCollectorCertificate(config.dataDir, [config.host]);
+    let collectorPort = config.collectorPort;
+    collector = buildCollector({
+      catalog, writer, dictionary, clock, logger,
+      publicPort: () => collectorPort,
+      eventHarvestPeriodMs: config.eventHarvestPeriodMs,
+      https: { key: tls.key, cert: tls.cert },
+    });
+    api = buildApiApp({ catalog, ready: () => ready, logger });
+    await collector.listen({ host: config.host, port: config.collectorPort });
+    collectorPort = (collector.server.address() as { port: number }).port;
+    await api.listen({ host: config.host, port: config.port });
+    const apiPort = (api.server.address() as { port: number }).port;
+    ready = true;
+    const urlHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host;
+    const collectorHost = urlHost === '127.0.0.1' ? 'localhost' : urlHost;
+    const w = writer;
+    const c = collector;
+    const a = api;
+    let closing: Promise<void> | undefined;
+    return {
+      apiUrl: `http://${urlHost}:${apiPort}`,
+      collectorUrl: `https://${collectorHost}:${collectorPort}`,
+      collectorHost,
+      collectorPort,
+      certPath: tls.certPath,
+      databasePath,
+      createdKeys: keysToShow,
+      db, catalog, writer: w, api: a,
+      close: () => (closing ??= (async () => {
+        ready = false;
+        await c.close();
+        await a.close();
+        await w.close();
+        await db.close();
+      })()),
+    };
+  } catch (error) {
+    await collector?.close().catch(() => undefined);
+    await api?.close().catch(() => undefined);
+    await writer?.close().catch(() => undefined);
+    await db.close().catch(() => undefined);
+    throw error;
+  }
+}

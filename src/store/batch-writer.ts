@@ -1,0 +1,107 @@
+import { DuckDBDataChunk, type DuckDBConnection } from '@duckdb/node-api';
+import type { AppendTable, Rows } from './append-tables.js';
+
+interface PendingWrite {
+  readonly rows: readonly Rows[];
+  readonly resolve: () => void;
+  readonly reject: (error: Error) => void;
+}
+
+/** DuckDB's vector size: a data chunk holds at most this many rows. */
+const CHUNK_ROWS = 2048;
+
+/**
+ * Group commit for ingest. Writes that arrive while a commit is running are gathered and
+ * committed together in the next transaction, through DuckDB's Appender, a data chunk (2048
+ * rows) at a time. `write()` resolves only after the transaction holding its rows committed,
+ * so an agent is acknowledged only for durable data; if the commit fails, every write in it is
+ * rejected and nothing of it is visible.
+ */
+export class BatchWriter {
+  private pending: PendingWrite[] = [];
+  private running: Promise<void> | undefined;
+  private readonly chunks = new Map<string, DuckDBDataChunk>();
+  private closed = false;
+
+  constructor(private readonly connection: DuckDBConnection) {}
+
+  write(rows: readonly Rows[]): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('the store is closing'));
+    if (rows.every((r) => r.length === 0)) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      this.pending.push({ rows, resolve, reject });
+      this.running ??= this.drain();
+    });
+  }
+
+  /** Resolves once everything written so far is committed (or failed). */
+  async flush(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.flush();
+  }
+
+  private async drain(): Promise<void> {
+    // Let the writes of the current event-loop turn join this batch.
+    await new Promise((resolve) => setImmediate(resolve));
+    while (this.pending.length > 0) {
+      const batch = this.pending;
+      this.pending = [];
+      try {
+        await this.commit(batch);
+        for (const w of batch) w.resolve();
+      } catch (error) {
+        for (const w of batch) w.reject(error as Error);
+      }
+    }
+    this.running = undefined;
+  }
+
+  private async commit(batch: readonly PendingWrite[]): Promise<void> {
+    const byTable = new Map<AppendTable, Rows[]>();
+    for (const write of batch) {
+      for (const rows of write.rows) {
+        if (rows.length === 0) continue;
+        const list = byTable.get(rows.table) ?? [];
+        list.push(rows);
+        byTable.set(rows.table, list);
+      }
+    }
+    await this.connection.run('BEGIN TRANSACTION');
+    try {
+      for (const [table, list] of byTable) await this.appendTable(table, list);
+      await this.connection.run('COMMIT');
+    } catch (error) {
+      await this.connection.run('ROLLBACK').catch(() => undefined);
+      throw error;
+    }
+  }
+
+  private async appendTable(table: AppendTable, list: readonly Rows[]): Promise<void> {
+    const appender = await this.connection.createAppender(table.name);
+    try {
+      let chunk = this.chunks.get(table.name);
+      if (!chunk) {
+        chunk = DuckDBDataChunk.create(table.columns.map((c) => c.type));
+        this.chunks.set(table.name, chunk);
+      }
+      const width = table.columns.length;
+      for (const rows of list) {
+        for (let offset = 0; offset < rows.length; offset += CHUNK_ROWS) {
+          const end = Math.min(rows.length, offset + CHUNK_ROWS);
+          const columns = new Array(width);
+          for (let c = 0; c < width; c++) columns[c] = rows.columns[c]!.slice(offset, end);
+          chunk.reset();
+          chunk.setColumns(columns);
+          appender.appendDataChunk(chunk);
+        }
+      }
+      appender.flushSync();
+    } finally {
+      appender.closeSync();
+    }
+  }
+}

@@ -1,0 +1,269 @@
+import { randomBytes } from 'node:crypto';
+import type { DuckDBTimestampValue, DuckDBValue } from '@duckdb/node-api';
+import { timestampValue } from './append-tables.js';
+import type { Clock } from '../clock.js';
+import { generateLicenseKey, generateUserKey, hashKey, keyHint } from '../security/keys.js';
+import type { Database } from './database.js';
+import { Mutex } from './mutex.js';
+
+export interface Account { readonly id: number; readonly name: string }
+export interface Application {
+  readonly id: number;
+  readonly accountId: number;
+  readonly name: string;
+  readonly language: string | null;
+  readonly apdexT: number;
+}
+export interface Host { readonly id: number; readonly accountId: number; readonly appId: number; readonly name: string }
+export interface Instance {
+  readonly id: number;
+  readonly accountId: number;
+  readonly appId: number;
+  readonly hostId: number;
+  readonly pid: number | null;
+  readonly port: number | null;
+}
+/** Where one agent run's data goes: its primary application first, then its roll-up applications. */
+export interface RunTarget { readonly appId: number; readonly hostId: number; readonly instanceId: number }
+export interface AgentRun {
+  readonly runId: string;
+  readonly accountId: number;
+  readonly targets: readonly RunTarget[];
+  readonly shutdown: boolean;
+}
+
+export interface ConnectFacts {
+  readonly appNames: readonly string[];
+  readonly language: string | null;
+  readonly agentVersion: string | null;
+  readonly host: string;
+  readonly displayHost: string | null;
+  readonly pid: number | null;
+  readonly port: number | null;
+  readonly userAgent: string | null;
+}
+
+export interface BootstrapKeys {
+  /** Keys to use for account 1 instead of generated ones (emulator mode). */
+  readonly userKey?: string;
+  readonly licenseKey?: string;
+}
+
+/** Keys in clear, known only at the moment they were created (or given by the environment). */
+export interface CreatedKeys { readonly userKey: string; readonly licenseKey: string }
+
+/** New Relic's default server-side Apdex T for APM applications, in seconds. */
+export const DEFAULT_APDEX_T = 0.5;
+
+/**
+ * Accounts, keys, applications, hosts, instances and agent runs. The catalog is small, so it is
+ * held in memory (the ingest path resolves license keys and run ids without a query) and
+ * written through to DuckDB, one change at a time.
+ */
+export class Catalog {
+  private readonly mutex = new Mutex();
+  private readonly accounts = new Map<number, Account>();
+  private readonly keys = new Map<string, { accountId: number; kind: 'user' | 'license' }>();
+  private readonly apps = new Map<number, Application>();
+  private readonly hosts = new Map<number, Host>();
+  private readonly instances = new Map<number, Instance>();
+  private readonly runs = new Map<string, AgentRun>();
+  private nextKeyId = 1;
+
+  private constructor(private readonly db: Database, private readonly clock: Clock) {}
+
+  static async load(db: Database, clock: Clock): Promise<Catalog> {
+    const catalog = new Catalog(db, clock);
+    await catalog.reload();
+    return catalog;
+  }
+
+  private async reload(): Promise<void> {
+    for (const r of await this.db.all<{ id: number; name: string }>('SELECT id, name FROM accounts')) {
+      this.accounts.set(r.id, { id: r.id, name: r.name });
+    }
+    for (const r of await this.db.all<{ id: number; account_id: number; kind: 'user' | 'license'; key_hash: string }>(
+      'SELECT id, account_id, kind, key_hash FROM api_keys',
+    )) {
+      this.keys.set(r.key_hash, { accountId: r.account_id, kind: r.kind });
+      this.nextKeyId = Math.max(this.nextKeyId, r.id + 1);
+    }
+    for (const r of await this.db.all<{ id: number; account_id: number; name: string; language: string | null; apdex_t: number }>(
+      'SELECT id, account_id, name, language, apdex_t FROM applications',
+    )) {
+      this.apps.set(r.id, { id: r.id, accountId: r.account_id, name: r.name, language: r.language, apdexT: r.apdex_t });
+    }
+    for (const r of await this.db.all<{ id: number; account_id: number; app_id: number; name: string }>(
+      'SELECT id, account_id, app_id, name FROM hosts',
+    )) {
+      this.hosts.set(r.id, { id: r.id, accountId: r.account_id, appId: r.app_id, name: r.name });
+    }
+    for (const r of await this.db.all<{ id: number; account_id: number; app_id: number; host_id: number; pid: number | null; port: number | null }>(
+      'SELECT id, account_id, app_id, host_id, pid, port FROM instances',
+    )) {
+      this.instances.set(r.id, { id: r.id, accountId: r.account_id, appId: r.app_id, hostId: r.host_id, pid: r.pid, port: r.port });
+    }
+    for (const r of await this.db.all<{ run_id: string; account_id: number; targets: string; shutdown: boolean }>(
+      'SELECT run_id, account_id, targets, shutdown_at IS NOT NULL AS shutdown FROM agent_runs',
+    )) {
+      const targets = (JSON.parse(r.targets) as [number, number, number][]).map(([appId, hostId, instanceId]) => ({ appId, hostId, instanceId }));
+      this.runs.set(r.run_id, { runId: r.run_id, accountId: r.account_id, targets, shutdown: r.shutdown });
+    }
+  }
+
+  /**
+   * First start: account 1 ("Default") with a user key and a license key. Returns the keys in
+   * clear when it created them (or was given them), and undefined when the account existed.
+   * Keys given by the environment are registered even on a later start, so an emulator run can
+   * always use the keys it was started with.
+   */
+  async bootstrap(given: BootstrapKeys = {}): Promise<CreatedKeys | undefined> {
+    return this.mutex.run(async () => {
+      if (this.accounts.size > 0) {
+        for (const [kind, key] of [['user', given.userKey], ['license', given.licenseKey]] as const) {
+          if (key && !this.keys.has(hashKey(key))) await this.insertKey(1, kind, key);
+        }
+        return undefined;
+      }
+      await this.exec('INSERT INTO accounts VALUES (1, $1, $2)', ['Default', this.now()]);
+      this.accounts.set(1, { id: 1, name: 'Default' });
+      const keys = { userKey: given.userKey ?? generateUserKey(), licenseKey: given.licenseKey ?? generateLicenseKey() };
+      await this.insertKey(1, 'user', keys.userKey);
+      await this.insertKey(1, 'license', keys.licenseKey);
+      return keys;
+    });
+  }
+
+  private async insertKey(accountId: number, kind: 'user' | 'license', key: string): Promise<void> {
+    const id = this.nextKeyId++;
+    await this.exec('INSERT INTO api_keys VALUES ($1, $2, $3, $4, $5, $6)', [id, accountId, kind, hashKey(key), keyHint(key), this.now()]);
+    this.keys.set(hashKey(key), { accountId, kind });
+  }
+
+  accountForLicenseKey(key: string): number | undefined {
+    const found = this.keys.get(hashKey(key.trim()));
+    return found?.kind === 'license' ? found.accountId : undefined;
+  }
+
+  accountForUserKey(key: string): number | undefined {
+    const found = this.keys.get(hashKey(key.trim()));
+    return found?.kind === 'user' ? found.accountId : undefined;
+  }
+
+  account(id: number): Account | undefined {
+    return this.accounts.get(id);
+  }
+
+  application(id: number): Application | undefined {
+    return this.apps.get(id);
+  }
+
+  applications(accountId: number): Application[] {
+    return [...this.apps.values()].filter((a) => a.accountId === accountId);
+  }
+
+  hostsOf(appId: number): Host[] {
+    return [...this.hosts.values()].filter((h) => h.appId === appId);
+  }
+
+  instancesOf(appId: number): Instance[] {
+    return [...this.instances.values()].filter((i) => i.appId === appId);
+  }
+
+  run(runId: string): AgentRun | undefined {
+    return this.runs.get(runId);
+  }
+
+  /**
+   * An agent connected: find or create its applications (by name, per account), host and
+   * instance in each, and open a run whose id later data calls must carry.
+   */
+  async connect(accountId: number, facts: ConnectFacts): Promise<{ run: AgentRun; primary: Application }> {
+    return this.mutex.run(async () => {
+      const targets: RunTarget[] = [];
+      let primary: Application | undefined;
+      for (const name of facts.appNames) {
+        const app = await this.findOrCreateApplication(accountId, name, facts.language);
+        primary ??= app;
+        if (targets.some((t) => t.appId === app.id)) continue;
+        const host = await this.findOrCreateHost(app, facts.host, facts.displayHost);
+        const instance = await this.findOrCreateInstance(app, host, facts);
+        targets.push({ appId: app.id, hostId: host.id, instanceId: instance.id });
+      }
+      if (!primary) throw new Error('connect names no application');
+      const run: AgentRun = { runId: randomBytes(18).toString('base64url'), accountId, targets, shutdown: false };
+      await this.exec('INSERT INTO agent_runs VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL)', [
+        run.runId, accountId, primary.id, JSON.stringify(targets.map((t) => [t.appId, t.hostId, t.instanceId])),
+        facts.agentVersion, facts.language, facts.userAgent, this.now(),
+      ]);
+      this.runs.set(run.runId, run);
+      return { run, primary };
+    });
+  }
+
+  async shutdownRun(runId: string): Promise<void> {
+    const run = this.runs.get(runId);
+    if (!run || run.shutdown) return;
+    await this.mutex.run(async () => {
+      await this.exec('UPDATE agent_runs SET shutdown_at = $1 WHERE run_id = $2', [this.now(), runId]);
+      this.runs.set(runId, { ...run, shutdown: true });
+    });
+  }
+
+  async updateApplication(id: number, change: { name?: string; apdexT?: number }): Promise<Application | undefined> {
+    return this.mutex.run(async () => {
+      const app = this.apps.get(id);
+      if (!app) return undefined;
+      const next = { ...app, ...(change.name !== undefined && { name: change.name }), ...(change.apdexT !== undefined && { apdexT: change.apdexT }) };
+      await this.exec('UPDATE applications SET name = $1, apdex_t = $2 WHERE id = $3', [next.name, next.apdexT, id]);
+      this.apps.set(id, next);
+      return next;
+    });
+  }
+
+  private async findOrCreateApplication(accountId: number, name: string, language: string | null): Promise<Application> {
+    const existing = [...this.apps.values()].find((a) => a.accountId === accountId && a.name === name);
+    if (existing) return existing;
+    const app: Application = { id: this.nextId(this.apps), accountId, name, language, apdexT: DEFAULT_APDEX_T };
+    await this.exec('INSERT INTO applications VALUES ($1, $2, $3, $4, $5, $6)', [app.id, accountId, name, language, app.apdexT, this.now()]);
+    this.apps.set(app.id, app);
+    return app;
+  }
+
+  private async findOrCreateHost(app: Application, name: string, displayName: string | null): Promise<Host> {
+    const existing = [...this.hosts.values()].find((h) => h.appId === app.id && h.name === name);
+    if (existing) return existing;
+    const host: Host = { id: this.nextId(this.hosts), accountId: app.accountId, appId: app.id, name };
+    await this.exec('INSERT INTO hosts VALUES ($1, $2, $3, $4, $5, $6)', [host.id, app.accountId, app.id, name, displayName, this.now()]);
+    this.hosts.set(host.id, host);
+    return host;
+  }
+
+  /** An instance is one agent process: the same host, pid and port reconnecting is the same instance. */
+  private async findOrCreateInstance(app: Application, host: Host, facts: ConnectFacts): Promise<Instance> {
+    const existing = [...this.instances.values()].find(
+      (i) => i.appId === app.id && i.hostId === host.id && i.pid === facts.pid && i.port === facts.port,
+    );
+    if (existing) return existing;
+    const instance: Instance = { id: this.nextId(this.instances), accountId: app.accountId, appId: app.id, hostId: host.id, pid: facts.pid, port: facts.port };
+    await this.exec('INSERT INTO instances VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)', [
+      instance.id, app.accountId, app.id, host.id, facts.pid, facts.port, facts.language, facts.agentVersion, this.now(),
+    ]);
+    this.instances.set(instance.id, instance);
+    return instance;
+  }
+
+  private nextId(map: Map<number, unknown>): number {
+    let max = 0;
+    for (const id of map.keys()) max = Math.max(max, id);
+    return max + 1;
+  }
+
+  private now(): DuckDBTimestampValue {
+    return timestampValue(this.clock.now());
+  }
+
+  private async exec(sql: string, params: DuckDBValue[]): Promise<void> {
+    await this.db.catalogConnection.run(sql, params);
+  }
+}

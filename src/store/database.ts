@@ -1,0 +1,80 @@
+import { DuckDBConnection, DuckDBInstance, type DuckDBValue } from '@duckdb/node-api';
+import { APPEND_TABLES } from './append-tables.js';
+import { MIGRATIONS, type Migration } from './migrations.js';
+
+export interface DatabaseOptions {
+  /** DuckDB file, or ':memory:'. */
+  readonly path: string;
+  /** DuckDB's memory_limit; without one a large sorted load can take most of the machine. */
+  readonly memoryLimit?: string;
+  readonly threads?: number;
+}
+
+/**
+ * The embedded DuckDB store. Only one process may open the file, so every tool goes through
+ * the service. Three connections: one for the batch writer's appends, one for catalog writes,
+ * one for reads; DuckDB runs their transactions side by side (appends never conflict).
+ */
+export class Database {
+  private constructor(
+    readonly instance: DuckDBInstance,
+    readonly appendConnection: DuckDBConnection,
+    readonly catalogConnection: DuckDBConnection,
+    readonly readConnection: DuckDBConnection,
+  ) {}
+
+  static async open(options: DatabaseOptions, migrations: readonly Migration[] = MIGRATIONS): Promise<Database> {
+    const config: Record<string, string> = { memory_limit: options.memoryLimit ?? '2GB' };
+    if (options.threads) config.threads = String(options.threads);
+    const instance = await DuckDBInstance.create(options.path, config);
+    const db = new Database(instance, await instance.connect(), await instance.connect(), await instance.connect());
+    await db.migrate(migrations);
+    await db.verifyAppendTables();
+    return db;
+  }
+
+  /** Rows as objects; for small results (catalog reads, tests). Aggregate in SQL, return few rows. */
+  async all<T = Record<string, unknown>>(sql: string, params: DuckDBValue[] = []): Promise<T[]> {
+    const reader = await this.readConnection.runAndReadAll(sql, params);
+    return reader.getRowObjectsJS() as T[];
+  }
+
+  private async migrate(migrations: readonly Migration[]): Promise<void> {
+    const conn = this.catalogConnection;
+    await conn.run('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER NOT NULL, name VARCHAR NOT NULL, applied_at TIMESTAMP NOT NULL)');
+    const done = new Set(
+      (await conn.runAndReadAll('SELECT version FROM schema_migrations')).getRowObjectsJS().map((r) => Number(r.version)),
+    );
+    for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
+      if (done.has(migration.version)) continue;
+      await conn.run('BEGIN TRANSACTION');
+      try {
+        await conn.run(migration.sql);
+        await conn.run('INSERT INTO schema_migrations VALUES ($1, $2, now())', [migration.version, migration.name]);
+        await conn.run('COMMIT');
+      } catch (error) {
+        await conn.run('ROLLBACK');
+        throw new Error(`migration ${migration.version} (${migration.name}) failed: ${(error as Error).message}`, { cause: error });
+      }
+    }
+  }
+
+  private async verifyAppendTables(): Promise<void> {
+    for (const table of APPEND_TABLES) {
+      const actual = (await this.all<{ column_name: string }>(
+        'SELECT column_name FROM information_schema.columns WHERE table_name = $1 ORDER BY ordinal_position',
+        [table.name],
+      )).map((r) => r.column_name);
+      const expected = table.columns.map((c) => c.name);
+      if (actual.join(',') !== expected.join(',')) {
+        throw new Error(`table ${table.name} has columns [${actual.join(', ')}], the writer expects [${expected.join(', ')}]`);
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.catalogConnection.run('CHECKPOINT');
+    for (const conn of [this.appendConnection, this.catalogConnection, this.readConnection]) conn.closeSync();
+    this.instance.closeSync();
+  }
+}

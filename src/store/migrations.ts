@@ -1,0 +1,170 @@
+/**
+ * Numbered schema migrations. A migration is never edited once released: a change to the
+ * schema is a new entry. `schema_migrations` records what ran.
+ *
+ * Attribute maps are kept as JSON text exactly as the agent sent them (lossless); the
+ * attributes that queries filter and group by most are typed columns beside them.
+ */
+export interface Migration {
+  readonly version: number;
+  readonly name: string;
+  readonly sql: string;
+}
+
+const AGENT_EVENT_COMMON = `
+  account_id INTEGER NOT NULL,
+  app_id INTEGER NOT NULL,
+  host_id INTEGER NOT NULL,
+  instance_id INTEGER NOT NULL,
+  timestamp TIMESTAMP NOT NULL`;
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'catalog, timeslices and agent events',
+    sql: `
+CREATE TABLE accounts (
+  id INTEGER NOT NULL,
+  name VARCHAR NOT NULL,
+  created_at TIMESTAMP NOT NULL
+);
+CREATE TABLE api_keys (
+  id INTEGER NOT NULL,
+  account_id INTEGER NOT NULL,
+  kind VARCHAR NOT NULL,            -- 'user' (REST, GraphQL) or 'license' (agents, ingest)
+  key_hash VARCHAR NOT NULL,        -- sha256 hex of the key; the key itself is never stored
+  hint VARCHAR NOT NULL,
+  created_at TIMESTAMP NOT NULL
+);
+CREATE TABLE applications (
+  id INTEGER NOT NULL,
+  account_id INTEGER NOT NULL,
+  name VARCHAR NOT NULL,
+  language VARCHAR,
+  apdex_t DOUBLE NOT NULL,
+  created_at TIMESTAMP NOT NULL
+);
+CREATE TABLE hosts (
+  id INTEGER NOT NULL,
+  account_id INTEGER NOT NULL,
+  app_id INTEGER NOT NULL,
+  name VARCHAR NOT NULL,
+  display_name VARCHAR,
+  created_at TIMESTAMP NOT NULL
+);
+CREATE TABLE instances (
+  id INTEGER NOT NULL,
+  account_id INTEGER NOT NULL,
+  app_id INTEGER NOT NULL,
+  host_id INTEGER NOT NULL,
+  pid INTEGER,
+  port INTEGER,
+  language VARCHAR,
+  agent_version VARCHAR,
+  created_at TIMESTAMP NOT NULL
+);
+CREATE TABLE agent_runs (
+  run_id VARCHAR NOT NULL,
+  account_id INTEGER NOT NULL,
+  primary_app_id INTEGER NOT NULL,
+  targets VARCHAR NOT NULL,         -- JSON [[app_id, host_id, instance_id], …]: primary first, then roll-ups
+  agent_version VARCHAR,
+  language VARCHAR,
+  user_agent VARCHAR,
+  connected_at TIMESTAMP NOT NULL,
+  shutdown_at TIMESTAMP
+);
+CREATE TABLE metric_names (
+  id INTEGER NOT NULL,
+  name VARCHAR NOT NULL
+);
+CREATE TABLE timeslices (
+  account_id INTEGER NOT NULL,
+  app_id INTEGER NOT NULL,
+  host_id INTEGER NOT NULL,
+  instance_id INTEGER NOT NULL,
+  metric_id INTEGER NOT NULL,
+  scope_id INTEGER NOT NULL,        -- 0 = unscoped; otherwise a metric_names id (the transaction name)
+  ts TIMESTAMP NOT NULL,            -- the minute the harvest is filed under
+  call_count DOUBLE NOT NULL,
+  total DOUBLE NOT NULL,
+  exclusive DOUBLE NOT NULL,
+  min DOUBLE NOT NULL,
+  max DOUBLE NOT NULL,
+  sum_of_squares DOUBLE NOT NULL
+);
+CREATE TABLE transaction_events (${AGENT_EVENT_COMMON},
+  name VARCHAR,
+  duration DOUBLE,
+  total_time DOUBLE,
+  queue_duration DOUBLE,
+  error BOOLEAN,
+  http_status_code INTEGER,
+  trace_id VARCHAR,
+  guid VARCHAR,
+  intrinsics VARCHAR NOT NULL,
+  user_attributes VARCHAR NOT NULL,
+  agent_attributes VARCHAR NOT NULL
+);
+CREATE TABLE error_events (${AGENT_EVENT_COMMON},
+  error_class VARCHAR,
+  error_message VARCHAR,
+  transaction_name VARCHAR,
+  duration DOUBLE,
+  trace_id VARCHAR,
+  intrinsics VARCHAR NOT NULL,
+  user_attributes VARCHAR NOT NULL,
+  agent_attributes VARCHAR NOT NULL
+);
+CREATE TABLE span_events (${AGENT_EVENT_COMMON},
+  name VARCHAR,
+  category VARCHAR,
+  duration DOUBLE,
+  trace_id VARCHAR,
+  guid VARCHAR,
+  parent_id VARCHAR,
+  transaction_id VARCHAR,
+  intrinsics VARCHAR NOT NULL,
+  user_attributes VARCHAR NOT NULL,
+  agent_attributes VARCHAR NOT NULL
+);
+CREATE TABLE custom_events (${AGENT_EVENT_COMMON},
+  event_type VARCHAR NOT NULL,
+  attributes VARCHAR NOT NULL
+);
+CREATE TABLE log_events (${AGENT_EVENT_COMMON},
+  level VARCHAR,
+  message VARCHAR,
+  trace_id VARCHAR,
+  span_id VARCHAR,
+  attributes VARCHAR NOT NULL
+);
+CREATE TABLE error_traces (${AGENT_EVENT_COMMON},
+  transaction_name VARCHAR,
+  message VARCHAR,
+  error_class VARCHAR,
+  transaction_guid VARCHAR,
+  params VARCHAR NOT NULL
+);
+CREATE TABLE transaction_traces (${AGENT_EVENT_COMMON},
+  duration_ms DOUBLE,
+  transaction_name VARCHAR,
+  uri VARCHAR,
+  transaction_guid VARCHAR,
+  trace VARCHAR NOT NULL            -- the decoded trace tree as JSON (or the raw value when it does not decode)
+);
+CREATE TABLE sql_traces (${AGENT_EVENT_COMMON},
+  transaction_name VARCHAR,
+  url VARCHAR,
+  sql_id VARCHAR,
+  sql VARCHAR,
+  metric_name VARCHAR,
+  call_count DOUBLE,
+  total DOUBLE,
+  min DOUBLE,
+  max DOUBLE,
+  params VARCHAR NOT NULL
+);
+`,
+  },
+];
