@@ -1,0 +1,28 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { resolve } from 'node:path';
+import { ConfigError, resolveServeConfig } from './config.js';
+
+test('defaults', () => {
+  const c = resolveServeConfig({}, {});
+  assert.equal(c.host, '127.0.0.1');
+  assert.equal(c.port, 3000);
+  assert.equal(c.collectorPort, 3443);
+  assert.equal(c.dataDir, resolve('./data'));
+  assert.equal(c.apiKey, undefined);
+  assert.equal(c.licenseKey, undefined);
+  assert.equal(c.eventHarvestPeriodMs, 5000);
+});
+
+test('environment variables, and flags over them', () => {
+  const env = { TIMESLICE_HOST: '0.0.0.0', TIMESLICE_PORT: '4000', TIMESLICE_COLLECTOR_PORT: '4443', TIMESLICE_DATA: '/tmp/x', TIMESLICE_API_KEY: 'NRAK-K', TIMESLICE_LICENSE_KEY: 'L' };
+  const fromEnv = resolveServeConfig({}, env);
+  assert.deepEqual([fromEnv.host, fromEnv.port, fromEnv.collectorPort, fromEnv.dataDir, fromEnv.apiKey, fromEnv.licenseKey], ['0.0.0.0', 4000, 4443, '/tmp/x', 'NRAK-K', 'L']);
+  const fromFlags = resolveServeConfig({ host: '::1', port: '0', 'collector-port': '5443', data: '/tmp/y' }, env);
+  assert.deepEqual([fromFlags.host, fromFlags.port, fromFlags.collectorPort, fromFlags.dataDir], ['::1', 0, 5443, '/tmp/y']);
+});
+
+test('bad ports are configuration errors with a message naming the flag', () => {
+  assert.throws(() => resolveServeConfig({ port: 'http' }, {}), (e: unknown) => e instanceof ConfigError && /--port must be a port number/.test(e.message));
+  assert.throws(() => resolveServeConfig({}, { TIMESLICE_COLLECTOR_PORT: '70000' }), /--collector-port must be a port number/);
+});
