@@ -471,9 +471,9 @@ function whereToLook(server: RunningServer, config: ServeConfig, appId: number):
     'Where to look:',
     `  The data stay in ${server.databasePath}. Serve them again with`,
     `    ${serve}`,
-    `  and ask the API at ${base}, for example (REST v2, user API key):`,
-    `    curl -H 'X-Api-Key: ${userKey}' '${base}/v2/applications.json'`,
-    `    curl -H 'X-Api-Key: ${userKey}' '${base}/v2/applications/${appId}/metrics/data.json?names[]=HttpDispatcher&values[]=call_count&summarize=true'`,
+    `  The API will answer at ${base}. REST v2 metric data (for example`,
+    `    curl -H 'X-Api-Key: ${userKey}' '${base}/v2/applications/${appId}/metrics/data.json?names[]=HttpDispatcher&summarize=true')`,
+    `  and NRQL are being built next; today the data can be read with DuckDB once the service is stopped.`,
     `  The agent's own log is ${agentLogPath(config)}.`,
   ];
 }
