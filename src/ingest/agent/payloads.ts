@@ -50,6 +50,9 @@ function dropRunId(body: Json[]): Json[] {
   return typeof body[0] === 'string' ? body.slice(1) : body;
 }
 
+/** The last millisecond of the year 9999: later "timestamps" are garbage, and far enough out do not fit a TIMESTAMP. */
+const MAX_TIMESTAMP_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
 // ── metric_data ─────────────────────────────────────────────────────────────────────────────
 
 export interface MetricDataPayload {
@@ -61,8 +64,8 @@ export interface MetricDataPayload {
 /** `[run_id, begin_s, end_s, [[{name[, scope]}, [count, total, exclusive, min, max, sumOfSquares]], …]]` */
 export function parseMetricData(body: Json): MetricDataPayload {
   const [begin, end, list] = dropRunId(expectArray(body, 'metric_data body'));
-  if (!isFiniteNumber(begin) || !isFiniteNumber(end) || begin <= 0 || end < begin) {
-    throw malformed('metric_data needs harvest begin and end as epoch seconds, begin <= end');
+  if (!isFiniteNumber(begin) || !isFiniteNumber(end) || begin <= 0 || end < begin || end * 1000 > MAX_TIMESTAMP_MS) {
+    throw malformed('metric_data needs harvest begin and end as epoch seconds, begin <= end, before the year 10000');
   }
   const metrics = expectArray(list, 'metric_data metrics').map((entry, i) => {
     const pair = expectArray(entry, `metric ${i}`);
@@ -145,7 +148,10 @@ function agentEvents(body: Json, what: string): AgentEvent[] {
 function eventTime(v: Json, receivedAt: number): number {
   const n = num(v);
   if (n === null || n <= 0) return receivedAt;
-  return n < 1e11 ? n * 1000 : n;
+  const ms = n < 1e11 ? n * 1000 : n;
+  // Refused here (400: the agent discards it) rather than failing the store's commit (503: resent forever).
+  if (ms > MAX_TIMESTAMP_MS) throw malformed(`timestamp ${n} is not a time: expected epoch ms (or s) before the year 10000`);
+  return ms;
 }
 
 function perEvent<E>(events: readonly E[], ctx: IngestContext, table: AppendTable, row: (e: E) => DuckDBValue[]): Rows {
