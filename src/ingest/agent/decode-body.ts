@@ -8,6 +8,8 @@ const inflateRawAsync = promisify(inflateRaw);
 
 /** Inflated bodies above this are refused: the agents' 1 MB wire limit at a generous 64× ratio. */
 export const MAX_INFLATED_BYTES = 64 * 1024 * 1024;
+/** Large output chunks: zlib's default 16 KiB steps made refusing a 64 MiB bomb take about a second. */
+const INFLATE_OPTIONS = { maxOutputLength: MAX_INFLATED_BYTES, chunkSize: 1024 * 1024 };
 
 /**
  * The JSON an agent sent: identity, gzip or deflate (zlib-wrapped, or raw as a fallback),
@@ -19,11 +21,11 @@ export async function decodeAgentBody(raw: Buffer, contentEncoding: string | und
   let text: Buffer;
   try {
     if (encoding === 'gzip' || encoding === 'x-gzip' || (isGzip(raw) && (encoding === '' || encoding === 'identity'))) {
-      text = await gunzipAsync(raw, { maxOutputLength: MAX_INFLATED_BYTES });
+      text = await gunzipAsync(raw, INFLATE_OPTIONS);
     } else if (encoding === 'deflate') {
-      text = await inflateAsync(raw, { maxOutputLength: MAX_INFLATED_BYTES }).catch((error: NodeJS.ErrnoException) => {
+      text = await inflateAsync(raw, INFLATE_OPTIONS).catch((error: NodeJS.ErrnoException) => {
         if (error.code === 'ERR_BUFFER_TOO_LARGE') throw error;
-        return inflateRawAsync(raw, { maxOutputLength: MAX_INFLATED_BYTES });
+        return inflateRawAsync(raw, INFLATE_OPTIONS);
       });
     } else if (encoding === '' || encoding === 'identity' || encoding === 'none') {
       text = raw;
