@@ -92,8 +92,10 @@ export class BatchWriter {
       for (const rows of list) {
         for (let offset = 0; offset < rows.length; offset += CHUNK_ROWS) {
           const end = Math.min(rows.length, offset + CHUNK_ROWS);
+          // A write that fits one chunk (most do) is handed over as is; setColumns only reads it.
+          const whole = offset === 0 && end === rows.length;
           const columns = new Array(width);
-          for (let c = 0; c < width; c++) columns[c] = rows.columns[c]!.slice(offset, end);
+          for (let c = 0; c < width; c++) columns[c] = whole ? rows.columns[c]! : rows.columns[c]!.slice(offset, end);
           chunk.reset();
           chunk.setColumns(columns);
           appender.appendDataChunk(chunk);
