@@ -1,0 +1,68 @@
+/**
+ * Runs the benchmarks: `npm run bench` runs all of them, `npm run bench -- <name> …` the named
+ * ones. Options: `--seconds=N`, `--agents=N`, `--harvests=N` (distinct harvests per agent),
+ * `--raw=chunk-typed,chunk-values,row-wise,chunk-typed-txn`,
+ * `--keep` (keep the data directory), `--json` (print the results as JSON as well).
+ */
+import {
+  DEFAULT_INGEST_OPTIONS, RAW_METHODS, formatIngestResult, runIngestMetricData, type IngestBenchOptions, type RawMethod,
+} from './ingest-metric-data.js';
+
+interface Flags {
+  readonly names: string[];
+  readonly values: Map<string, string>;
+}
+
+function parseArgs(argv: readonly string[]): Flags {
+  const names: string[] = [];
+  const values = new Map<string, string>();
+  for (const arg of argv) {
+    const m = /^--([^=]+)(?:=(.*))?$/.exec(arg);
+    if (m) values.set(m[1]!, m[2] ?? 'true');
+    else names.push(arg);
+  }
+  return { names, values };
+}
+
+function positive(flags: Flags, name: string, fallback: number): number {
+  const v = flags.values.get(name);
+  if (v === undefined) return fallback;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`--${name} must be a positive number, got '${v}'`);
+  return n;
+}
+
+const BENCHES: Record<string, (flags: Flags) => Promise<unknown>> = {
+  'ingest-metric-data': async (flags) => {
+    const raw = flags.values.get('raw')?.split(',').filter(Boolean) as RawMethod[] | undefined;
+    const unknownRaw = raw?.filter((m) => !RAW_METHODS.includes(m)) ?? [];
+    if (unknownRaw.length > 0) throw new Error(`unknown raw method ${unknownRaw.join(', ')}; known: ${RAW_METHODS.join(', ')}`);
+    const options: IngestBenchOptions = {
+      ...DEFAULT_INGEST_OPTIONS,
+      seconds: positive(flags, 'seconds', DEFAULT_INGEST_OPTIONS.seconds),
+      agents: Math.round(positive(flags, 'agents', DEFAULT_INGEST_OPTIONS.agents)),
+      harvestsPerAgent: Math.round(positive(flags, 'harvests', DEFAULT_INGEST_OPTIONS.harvestsPerAgent)),
+      ...(raw ? { rawMethods: raw } : {}),
+      keep: flags.values.has('keep'),
+    };
+    const result = await runIngestMetricData(options);
+    console.log(formatIngestResult(result));
+    return result;
+  },
+};
+
+async function main(): Promise<void> {
+  const flags = parseArgs(process.argv.slice(2));
+  const unknown = flags.names.filter((n) => !(n in BENCHES));
+  if (unknown.length > 0) throw new Error(`unknown benchmark ${unknown.join(', ')}; known: ${Object.keys(BENCHES).join(', ')}`);
+  const results: Record<string, unknown> = {};
+  for (const name of flags.names.length > 0 ? flags.names : Object.keys(BENCHES)) {
+    results[name] = await BENCHES[name]!(flags);
+  }
+  if (flags.values.has('json')) console.log(JSON.stringify(results, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v), 2));
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+  process.exit(1);
+});
