@@ -34,6 +34,7 @@ import { startServer, type RunningServer } from '../src/server.js';
 import { TIMESLICES, type Rows } from '../src/store/append-tables.js';
 import type { BatchWriter } from '../src/store/batch-writer.js';
 import { Database } from '../src/store/database.js';
+import { DUCKDB_TYPES } from '../src/store/duckdb-values.js';
 
 // ── options ─────────────────────────────────────────────────────────────────────────────────
 
@@ -520,7 +521,7 @@ function appendRowWise(appender: DuckDBAppender, sequence: readonly BodyRows[]):
 }
 
 function appendChunkValues(appender: DuckDBAppender, sequence: readonly BodyRows[]): void {
-  const chunk = DuckDBDataChunk.create(TIMESLICES.columns.map((c) => c.type));
+  const chunk = DuckDBDataChunk.create(TIMESLICES.columns.map((c) => DUCKDB_TYPES[c.type]));
   const width = TIMESLICES.columns.length;
   let columns: DuckDBValue[][] = Array.from({ length: width }, () => []);
   let filled = 0;
@@ -548,7 +549,7 @@ function appendChunkValues(appender: DuckDBAppender, sequence: readonly BodyRows
 }
 
 function appendChunkTyped(appender: DuckDBAppender, sequence: readonly BodyRows[]): void {
-  const chunk = DuckDBDataChunk.create(TIMESLICES.columns.map((c) => c.type));
+  const chunk = DuckDBDataChunk.create(TIMESLICES.columns.map((c) => DUCKDB_TYPES[c.type]));
   const ints = Array.from({ length: INT_COLUMNS }, () => new Int32Array(CHUNK_ROWS));
   const ts = new BigInt64Array(CHUNK_ROWS);
   const doubles = Array.from({ length: DOUBLE_COLUMNS }, () => new Float64Array(CHUNK_ROWS));

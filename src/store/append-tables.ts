@@ -1,4 +1,12 @@
-import { BOOLEAN, DOUBLE, INTEGER, TIMESTAMP, VARCHAR, DuckDBTimestampValue, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
+/** The column types ingest appends. Timestamps travel as epoch milliseconds. */
+export type ColumnType = 'INTEGER' | 'DOUBLE' | 'VARCHAR' | 'BOOLEAN' | 'TIMESTAMP';
+/** A cell: plain data, so rows can be built in a worker thread and sent to the writer. */
+export type Cell = number | string | boolean | null;
+const INTEGER: ColumnType = 'INTEGER';
+const DOUBLE: ColumnType = 'DOUBLE';
+const VARCHAR: ColumnType = 'VARCHAR';
+const BOOLEAN: ColumnType = 'BOOLEAN';
+const TIMESTAMP: ColumnType = 'TIMESTAMP';
 
 /**
  * The tables ingest appends to, with their columns in table order. The writer builds DuckDB
@@ -7,10 +15,10 @@ import { BOOLEAN, DOUBLE, INTEGER, TIMESTAMP, VARCHAR, DuckDBTimestampValue, typ
  */
 export interface AppendTable {
   readonly name: string;
-  readonly columns: readonly { readonly name: string; readonly type: DuckDBType }[];
+  readonly columns: readonly { readonly name: string; readonly type: ColumnType }[];
 }
 
-function table(name: string, columns: Record<string, DuckDBType>): AppendTable {
+function table(name: string, columns: Record<string, ColumnType>): AppendTable {
   return { name, columns: Object.entries(columns).map(([column, type]) => ({ name: column, type })) };
 }
 
@@ -55,17 +63,18 @@ export const APPEND_TABLES: readonly AppendTable[] = [
 
 /**
  * Rows for one table, column-major: `columns[i][r]` is column i of row r. Column-major is what
- * DuckDB's data chunks take, so the writer hands whole columns over without reshaping.
+ * DuckDB's data chunks take, so the writer hands whole columns over without reshaping. Plain
+ * data throughout (timestamps as epoch ms), so a batch can cross a worker-thread boundary.
  */
 export class Rows {
-  readonly columns: DuckDBValue[][];
-  constructor(readonly table: AppendTable) {
-    this.columns = table.columns.map(() => []);
+  readonly columns: Cell[][];
+  constructor(readonly table: AppendTable, columns?: Cell[][]) {
+    this.columns = columns ?? table.columns.map(() => []);
   }
   get length(): number {
     return this.columns[0]?.length ?? 0;
   }
-  push(...values: DuckDBValue[]): void {
+  push(...values: Cell[]): void {
     if (values.length !== this.columns.length) {
       throw new Error(`${this.table.name}: ${values.length} values for ${this.columns.length} columns`);
     }
@@ -73,6 +82,5 @@ export class Rows {
   }
 }
 
-export function timestampValue(epochMs: number): DuckDBTimestampValue {
-  return new DuckDBTimestampValue(BigInt(Math.round(epochMs)) * 1000n);
-}
+/** Tables by name, to rebuild `Rows` that crossed a thread boundary as plain columns. */
+export const APPEND_TABLES_BY_NAME: ReadonlyMap<string, AppendTable> = new Map(APPEND_TABLES.map((t) => [t.name, t]));

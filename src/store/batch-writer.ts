@@ -1,5 +1,22 @@
-import { DuckDBDataChunk, type DuckDBConnection } from '@duckdb/node-api';
-import type { AppendTable, Rows } from './append-tables.js';
+import { DuckDBDataChunk, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import type { AppendTable, Cell, Rows } from './append-tables.js';
+import { DUCKDB_TYPES, timestampValue } from './duckdb-values.js';
+
+/** Timestamp cells are epoch ms; DuckDB takes them as values. Rows often share one (a harvest's minute). */
+function timestampColumn(cells: readonly Cell[]): DuckDBValue[] {
+  const out = new Array<DuckDBValue>(cells.length);
+  let lastMs: Cell = null;
+  let last: DuckDBValue = null;
+  for (let i = 0; i < cells.length; i++) {
+    const ms = cells[i]!;
+    if (ms !== lastMs) {
+      lastMs = ms;
+      last = ms === null ? null : timestampValue(ms as number);
+    }
+    out[i] = last;
+  }
+  return out;
+}
 
 interface PendingWrite {
   readonly rows: readonly Rows[];
@@ -85,7 +102,7 @@ export class BatchWriter {
     try {
       let chunk = this.chunks.get(table.name);
       if (!chunk) {
-        chunk = DuckDBDataChunk.create(table.columns.map((c) => c.type));
+        chunk = DuckDBDataChunk.create(table.columns.map((c) => DUCKDB_TYPES[c.type]));
         this.chunks.set(table.name, chunk);
       }
       const width = table.columns.length;
@@ -94,8 +111,11 @@ export class BatchWriter {
           const end = Math.min(rows.length, offset + CHUNK_ROWS);
           // A write that fits one chunk (most do) is handed over as is; setColumns only reads it.
           const whole = offset === 0 && end === rows.length;
-          const columns = new Array(width);
-          for (let c = 0; c < width; c++) columns[c] = whole ? rows.columns[c]! : rows.columns[c]!.slice(offset, end);
+          const columns = new Array<readonly DuckDBValue[]>(width);
+          for (let c = 0; c < width; c++) {
+            const cells = whole ? rows.columns[c]! : rows.columns[c]!.slice(offset, end);
+            columns[c] = table.columns[c]!.type === 'TIMESTAMP' ? timestampColumn(cells) : cells;
+          }
           chunk.reset();
           chunk.setColumns(columns);
           appender.appendDataChunk(chunk);

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { DuckDBTimestampValue, DuckDBValue } from '@duckdb/node-api';
-import { timestampValue } from './append-tables.js';
+import { timestampValue } from './duckdb-values.js';
 import type { Clock } from '../clock.js';
 import { generateLicenseKey, generateUserKey, hashKey, keyHint } from '../security/keys.js';
 import type { Database } from './database.js';

@@ -1,10 +1,9 @@
-import type { DuckDBValue } from '@duckdb/node-api';
 import type { Summary } from '../../domain/timeslice.js';
 import { harvestMinute } from '../../domain/timeslice.js';
 import type { RunTarget } from '../../store/catalog.js';
 import {
   CUSTOM_EVENTS, ERROR_EVENTS, ERROR_TRACES, LOG_EVENTS, Rows, SPAN_EVENTS, SQL_TRACES, TIMESLICES,
-  TRANSACTION_EVENTS, TRANSACTION_TRACES, timestampValue, type AppendTable,
+  TRANSACTION_EVENTS, TRANSACTION_TRACES, type AppendTable, type Cell,
 } from '../../store/append-tables.js';
 import { inflateSync } from 'node:zlib';
 import { malformed } from './collector-error.js';
@@ -116,11 +115,11 @@ export function metricDataNames(payload: MetricDataPayload): Set<string> {
 
 export function timesliceRows(payload: MetricDataPayload, ctx: IngestContext, ids: ReadonlyMap<string, number>): Rows {
   const rows = new Rows(TIMESLICES);
-  const ts = timestampValue(harvestMinute(payload.beginMs, payload.endMs));
+  const ts = harvestMinute(payload.beginMs, payload.endMs);
   // Straight into the columns (in TIMESLICES order): Rows.push's spread costs more than the row.
   const [account, app, host, instance, metric, scope, time, count, total, exclusive, min, max, sumOfSquares] = rows.columns as [
-    DuckDBValue[], DuckDBValue[], DuckDBValue[], DuckDBValue[], DuckDBValue[], DuckDBValue[], DuckDBValue[],
-    DuckDBValue[], DuckDBValue[], DuckDBValue[], DuckDBValue[], DuckDBValue[], DuckDBValue[],
+    Cell[], Cell[], Cell[], Cell[], Cell[], Cell[], Cell[],
+    Cell[], Cell[], Cell[], Cell[], Cell[], Cell[],
   ];
   for (const target of ctx.targets) {
     for (const m of payload.metrics) {
@@ -172,7 +171,7 @@ function eventTime(v: Json, receivedAt: number): number {
   return ms;
 }
 
-function perEvent<E>(events: readonly E[], ctx: IngestContext, table: AppendTable, row: (e: E) => DuckDBValue[]): Rows {
+function perEvent<E>(events: readonly E[], ctx: IngestContext, table: AppendTable, row: (e: E) => Cell[]): Rows {
   const rows = new Rows(table);
   const values = events.map(row);
   for (const target of ctx.targets) {
@@ -185,7 +184,7 @@ const json = (v: Json) => JSON.stringify(v);
 
 export function transactionEventRows(body: Json, ctx: IngestContext): Rows {
   return perEvent(agentEvents(body, 'analytic_event_data'), ctx, TRANSACTION_EVENTS, ({ intrinsics: i, user, agent }) => [
-    timestampValue(eventTime(i.timestamp, ctx.receivedAt)),
+    eventTime(i.timestamp, ctx.receivedAt),
     str(i.name), num(i.duration), num(i.totalTime), num(i.queueDuration),
     typeof i.error === 'boolean' ? i.error : null,
     int(agent['http.statusCode'] ?? agent.httpResponseCode ?? agent['response.status']),
@@ -195,7 +194,7 @@ export function transactionEventRows(body: Json, ctx: IngestContext): Rows {
 
 export function errorEventRows(body: Json, ctx: IngestContext): Rows {
   return perEvent(agentEvents(body, 'error_event_data'), ctx, ERROR_EVENTS, ({ intrinsics: i, user, agent }) => [
-    timestampValue(eventTime(i.timestamp, ctx.receivedAt)),
+    eventTime(i.timestamp, ctx.receivedAt),
     str(i['error.class']), str(i['error.message']), str(i.transactionName), num(i.duration), str(i.traceId),
     json(i), json(user), json(agent),
   ]);
@@ -203,7 +202,7 @@ export function errorEventRows(body: Json, ctx: IngestContext): Rows {
 
 export function spanEventRows(body: Json, ctx: IngestContext): Rows {
   return perEvent(agentEvents(body, 'span_event_data'), ctx, SPAN_EVENTS, ({ intrinsics: i, user, agent }) => [
-    timestampValue(eventTime(i.timestamp, ctx.receivedAt)),
+    eventTime(i.timestamp, ctx.receivedAt),
     str(i.name), str(i.category), num(i.duration), str(i.traceId), str(i.guid), str(i.parentId), str(i.transactionId),
     json(i), json(user), json(agent),
   ]);
@@ -219,7 +218,7 @@ export function customEventRows(body: Json, ctx: IngestContext): Rows {
     return { head, attributes };
   });
   return perEvent(events, ctx, CUSTOM_EVENTS, ({ head, attributes }) => [
-    timestampValue(eventTime(head.timestamp, ctx.receivedAt)), head.type as string, json(attributes),
+    eventTime(head.timestamp, ctx.receivedAt), head.type as string, json(attributes),
   ]);
 }
 
@@ -236,7 +235,7 @@ export function logEventRows(body: Json, ctx: IngestContext): Rows {
     }
   }
   return perEvent(logs, ctx, LOG_EVENTS, (log) => [
-    timestampValue(eventTime(log.timestamp, ctx.receivedAt)),
+    eventTime(log.timestamp, ctx.receivedAt),
     str(log.level ?? log['log.level']), str(log.message), str(log['trace.id']), str(log['span.id']), json(log),
   ]);
 }
@@ -251,21 +250,21 @@ function traceList(body: Json, what: string): Json[][] {
 /** `[run_id, [[timestamp, txName, message, errorClass, {params}, txGuid], …]]`; the timestamp is 0 from Node. */
 export function errorTraceRows(body: Json, ctx: IngestContext): Rows {
   return perEvent(traceList(body, 'error_data'), ctx, ERROR_TRACES, (t) => [
-    timestampValue(eventTime(t[0], ctx.receivedAt)), str(t[1]), str(t[2]), str(t[3]), str(t[5]), json(t[4] ?? {}),
+    eventTime(t[0], ctx.receivedAt), str(t[1]), str(t[2]), str(t[3]), str(t[5]), json(t[4] ?? {}),
   ]);
 }
 
 /** `[run_id, [[startMs, durationMs, txName, uri, encodedTrace, txGuid, …], …]]` */
 export function transactionTraceRows(body: Json, ctx: IngestContext): Rows {
   return perEvent(traceList(body, 'transaction_sample_data'), ctx, TRANSACTION_TRACES, (t) => [
-    timestampValue(eventTime(t[0], ctx.receivedAt)), num(t[1]), str(t[2]), str(t[3]), str(t[5]), json(decodeTrace(t[4])),
+    eventTime(t[0], ctx.receivedAt), num(t[1]), str(t[2]), str(t[3]), str(t[5]), json(decodeTrace(t[4])),
   ]);
 }
 
 /** `[run_id?, [[txName, url, sqlId, sql, metricName, callCount, total, min, max, params], …]]` */
 export function sqlTraceRows(body: Json, ctx: IngestContext): Rows {
   return perEvent(traceList(body, 'sql_trace_data'), ctx, SQL_TRACES, (t) => [
-    timestampValue(ctx.receivedAt), str(t[0]), str(t[1]), str(t[2]), str(t[3]), str(t[4]),
+    ctx.receivedAt, str(t[0]), str(t[1]), str(t[2]), str(t[3]), str(t[4]),
     num(t[5]), num(t[6]), num(t[7]), num(t[8]), json(decodeTrace(t[9] ?? {})),
   ]);
 }
