@@ -31,10 +31,10 @@ import { DuckDBDataChunk, DuckDBTimestampValue, version as duckdbVersion, type D
 import { resolveServeConfig } from '../src/config.js';
 import { parseMetricData, timesliceRows } from '../src/ingest/agent/payloads.js';
 import { startServer, type RunningServer } from '../src/server.js';
-import { TIMESLICES, type Rows } from '../src/store/append-tables.js';
+import { TIMESLICES, type Cell, type Rows } from '../src/store/append-tables.js';
 import type { BatchWriter } from '../src/store/batch-writer.js';
 import { Database } from '../src/store/database.js';
-import { DUCKDB_TYPES } from '../src/store/duckdb-values.js';
+import { DUCKDB_TYPES, timestampValue } from '../src/store/duckdb-values.js';
 
 // ── options ─────────────────────────────────────────────────────────────────────────────────
 
@@ -448,14 +448,17 @@ interface BodyRows {
   readonly tsValue: DuckDBTimestampValue;
 }
 
-function toBodyRows(columns: DuckDBValue[][]): BodyRows {
+/** `columns` as the service's `Rows` hold them: plain numbers, the timestamp as epoch ms. */
+function toBodyRows(columns: Cell[][]): BodyRows {
   const length = columns[0]!.length;
   const ints = columns.slice(0, INT_COLUMNS).map((c) => Int32Array.from(c as number[]));
-  const tsColumn = columns[INT_COLUMNS] as DuckDBTimestampValue[];
-  const ts = BigInt64Array.from(tsColumn.map((v) => v.micros));
+  const tsMs = columns[INT_COLUMNS] as number[];
+  if (new Set(tsMs).size > 1) throw new Error('a harvest maps to one minute');
+  const tsValue = timestampValue(tsMs[0]!);
+  const ts = new BigInt64Array(length).fill(tsValue.micros);
   const doubles = columns.slice(INT_COLUMNS + 1).map((c) => Float64Array.from(c as number[]));
-  if (new Set(ts).size > 1) throw new Error('a harvest maps to one minute');
-  return { length, ints, ts, doubles, values: columns, tsValue: tsColumn[0]! };
+  const values: DuckDBValue[][] = columns.map((c, i) => (i === INT_COLUMNS ? new Array<DuckDBValue>(length).fill(tsValue) : (c as DuckDBValue[])));
+  return { length, ints, ts, doubles, values, tsValue };
 }
 
 /** Appends every body of `sequence` in order and commits; returns elapsed ms including the commit(s). */

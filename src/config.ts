@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { defaultDecodeWorkers } from './ingest/agent/agent-decoder.js';
 
 export interface ServeConfig {
   readonly host: string;
@@ -11,6 +12,8 @@ export interface ServeConfig {
   readonly memoryLimit: string;
   readonly eventHarvestPeriodMs: number;
   readonly logLevel: string;
+  /** Worker threads that decode agent bodies; 0 decodes on the event loop. */
+  readonly ingestWorkers: number;
 }
 
 export interface ServeFlags {
@@ -24,6 +27,12 @@ export class ConfigError extends Error {}
 
 function port(value: string, what: string): number {
   if (!/^\d+$/.test(value) || Number(value) > 65535) throw new ConfigError(`${what} must be a port number from 0 to 65535, got '${value}'`);
+  return Number(value);
+}
+
+function ingestWorkers(value: string | undefined): number {
+  if (!value) return defaultDecodeWorkers();
+  if (!/^\d+$/.test(value) || Number(value) > 64) throw new ConfigError(`TIMESLICE_INGEST_WORKERS must be a number from 0 to 64, got '${value}'`);
   return Number(value);
 }
 
@@ -42,5 +51,6 @@ export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv): S
     memoryLimit: env.TIMESLICE_MEMORY_LIMIT || '2GB',
     eventHarvestPeriodMs: Number(period),
     logLevel: env.TIMESLICE_LOG_LEVEL || 'warn',
+    ingestWorkers: ingestWorkers(env.TIMESLICE_INGEST_WORKERS),
   };
 }

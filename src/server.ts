@@ -5,6 +5,7 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { buildApiApp } from './api/api-app.js';
 import { systemClock, type Clock } from './clock.js';
 import type { ServeConfig } from './config.js';
+import { inlineDecoder, WorkerDecoderPool, type AgentDecoder } from './ingest/agent/agent-decoder.js';
 import { buildCollector } from './ingest/agent/collector.js';
 import { ensureCollectorCertificate } from './security/tls.js';
 import { BatchWriter } from './store/batch-writer.js';
@@ -45,6 +46,7 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
   let collector: FastifyInstance | undefined;
   let api: FastifyInstance | undefined;
   let writer: BatchWriter | undefined;
+  let decoder: AgentDecoder | undefined;
   try {
     const catalog = await Catalog.load(db, clock);
     const createdKeys = await catalog.bootstrap({
@@ -55,9 +57,10 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
     writer = new BatchWriter(db.appendConnection);
     const dictionary = await MetricDictionary.load(db, writer);
     const tls = await ensureCollectorCertificate(config.dataDir, [config.host]);
+    decoder = config.ingestWorkers > 0 ? new WorkerDecoderPool(config.ingestWorkers) : inlineDecoder;
     let collectorPort = config.collectorPort;
     collector = buildCollector({
-      catalog, writer, dictionary, clock, logger,
+      catalog, writer, dictionary, clock, logger, decoder,
       publicPort: () => collectorPort,
       eventHarvestPeriodMs: config.eventHarvestPeriodMs,
       https: { key: tls.key, cert: tls.cert },
@@ -71,6 +74,7 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
     const urlHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host;
     const collectorHost = urlHost === '127.0.0.1' ? 'localhost' : urlHost;
     const w = writer;
+    const d = decoder;
     const c = collector;
     const a = api;
     let closing: Promise<void> | undefined;
@@ -87,6 +91,7 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
         ready = false;
         await c.close();
         await a.close();
+        await d.close();
         await w.close();
         await db.close();
       })()),
@@ -94,6 +99,7 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
   } catch (error) {
     await collector?.close().catch(() => undefined);
     await api?.close().catch(() => undefined);
+    await decoder?.close().catch(() => undefined);
     await writer?.close().catch(() => undefined);
     await db.close().catch(() => undefined);
     throw error;

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { deflateSync } from 'node:zlib';
 import { CollectorError } from '../../src/ingest/agent/collector-error.js';
 import {
-  customEventRows, decodeTrace, errorEventRows, errorTraceRows, logEventRows, metricDataNames, parseMetricData,
+  customEventRows, decodeTrace, errorEventRows, errorTraceRows, logEventRows, metricDataNames, metricsOf, parseMetricData,
   spanEventRows, sqlTraceRows, timesliceRows, transactionEventRows, transactionTraceRows, type IngestContext,
 } from '../../src/ingest/agent/payloads.js';
 import { rowObjects, type RowObject } from '../helpers/rows.js';
@@ -53,10 +53,10 @@ test('metric_data: every metric of the 60 s harvest is parsed with its six numbe
   const p = parseMetricData(s.body);
   assert.equal(p.beginMs, 1795318934645);
   assert.equal(p.endMs, 1795318994657);
-  assert.equal(p.metrics.length, 126);
-  assert.equal(p.metrics.length, list.length);
+  assert.equal(metricsOf(p).length, 126);
+  assert.equal(metricsOf(p).length, list.length);
   list.forEach(([spec, values], i) => {
-    const m = p.metrics[i]!;
+    const m = metricsOf(p)[i]!;
     assert.equal(m.name, spec.name);
     assert.equal(m.scope, spec.scope ?? '');
     assert.deepEqual([m.stats.count, m.stats.total, m.stats.exclusive, m.stats.min, m.stats.max, m.stats.sumOfSquares], values);
@@ -67,7 +67,7 @@ test('metric_data: every metric of the 60 s harvest is parsed with its six numbe
 test('metric_data: hand-checked values from the lab (Apdex, HttpDispatcher, a scoped middleware metric)', () => {
   const p = parseMetricData(sample('metric_data').body);
   const find = (name: string, scope = '') => {
-    const found = p.metrics.filter((m) => m.name === name && m.scope === scope);
+    const found = metricsOf(p).filter((m) => m.name === name && m.scope === scope);
     assert.equal(found.length, 1, `${name} [${scope}]`);
     return found[0]!.stats;
   };
@@ -81,13 +81,13 @@ test('metric_data: hand-checked values from the lab (Apdex, HttpDispatcher, a sc
   assert.equal(q.total, 0.5219129789999999);
   assert.equal(find('Nodejs/Middleware/Expressjs/query//').count, 215);
   // Unscoped specs have no scope key at all; 28 entries of the harvest are scoped.
-  assert.equal(p.metrics.filter((m) => m.scope !== '').length, 28);
-  assert.equal(p.metrics.filter((m) => m.scope === '').length, 98);
+  assert.equal(metricsOf(p).filter((m) => m.scope !== '').length, 28);
+  assert.equal(metricsOf(p).filter((m) => m.scope === '').length, 98);
 });
 
 test('metric_data: the default-apdex capture carries apdex_t 0.1 in slots 4 and 5', () => {
   const p = parseMetricData(sample('metric_data-default-apdex').body);
-  const apdex = p.metrics.find((m) => m.name === 'Apdex' && m.scope === '');
+  const apdex = metricsOf(p).find((m) => m.name === 'Apdex' && m.scope === '');
   assert.deepEqual(apdex?.stats, { count: 11, total: 10, exclusive: 10, min: 0.1, max: 0.1, sumOfSquares: 0 });
 });
 
@@ -150,9 +150,9 @@ test('metric_data: the harvest minute is the minute holding the middle of the ha
 
 test('metric_data: a null scope is unscoped; an empty metric list is no rows', () => {
   const p = parseMetricData(['r', 100, 160, [[{ name: 'A', scope: null }, [1, 2, 3, 4, 5, 6]]]]);
-  assert.equal(p.metrics[0]!.scope, '');
+  assert.equal(metricsOf(p)[0]!.scope, '');
   const empty = parseMetricData(['r', 100, 160, []]);
-  assert.equal(empty.metrics.length, 0);
+  assert.equal(metricsOf(empty).length, 0);
   assert.equal(timesliceRows(empty, ctx, new Map()).length, 0);
 });
 

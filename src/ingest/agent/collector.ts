@@ -9,10 +9,9 @@ import type { AgentRun, Catalog, ConnectFacts } from '../../store/catalog.js';
 import type { MetricDictionary } from '../../store/metric-dictionary.js';
 import { CollectorError, malformed } from './collector-error.js';
 import { decodeAgentBody } from './decode-body.js';
-import {
-  customEventRows, errorEventRows, errorTraceRows, logEventRows, metricDataNames, parseMetricData, spanEventRows,
-  sqlTraceRows, timesliceRows, transactionEventRows, transactionTraceRows, type IngestContext,
-} from './payloads.js';
+import type { AgentDecoder } from './agent-decoder.js';
+import type { DecodedCall } from './decode-call.js';
+import { timesliceRows } from './payloads.js';
 
 export const PROTOCOL_VERSION = 17;
 /** The agents' own default for `max_payload_size_in_bytes`, measured on the wire (compressed). */
@@ -22,6 +21,8 @@ export interface CollectorDeps {
   readonly catalog: Catalog;
   readonly writer: BatchWriter;
   readonly dictionary: MetricDictionary;
+  /** Where bodies of data calls are inflated, parsed and converted (a worker pool in the service). */
+  readonly decoder: AgentDecoder;
   readonly clock: Clock;
   /** The port agents reach the collector on; preconnect sends them there. */
   readonly publicPort: () => number;
@@ -39,23 +40,6 @@ const HARVEST_LIMITS_PER_MINUTE = {
   log_event_data: 10_000,
 } as const;
 const SPAN_LIMIT_PER_MINUTE = 2_000;
-
-/** What each data method stores. Methods not listed here are accepted and acknowledged with null. */
-const DATA_METHODS: Record<string, (body: unknown, ctx: IngestContext, deps: CollectorDeps) => Promise<Rows[]>> = {
-  metric_data: async (body, ctx, deps) => {
-    const payload = parseMetricData(body);
-    const ids = await deps.dictionary.resolve(metricDataNames(payload));
-    return [timesliceRows(payload, ctx, ids)];
-  },
-  analytic_event_data: async (body, ctx) => [transactionEventRows(body, ctx)],
-  error_event_data: async (body, ctx) => [errorEventRows(body, ctx)],
-  span_event_data: async (body, ctx) => [spanEventRows(body, ctx)],
-  custom_event_data: async (body, ctx) => [customEventRows(body, ctx)],
-  log_event_data: async (body, ctx) => [logEventRows(body, ctx)],
-  error_data: async (body, ctx) => [errorTraceRows(body, ctx)],
-  transaction_sample_data: async (body, ctx) => [transactionTraceRows(body, ctx)],
-  sql_trace_data: async (body, ctx) => [sqlTraceRows(body, ctx)],
-};
 
 /** Methods some agents call that need a specific empty answer. */
 const EMPTY_LIST_METHODS = new Set(['get_agent_commands']);
@@ -147,20 +131,31 @@ export function buildCollector(deps: CollectorDeps): FastifyInstance {
       if (!run || run.accountId !== accountId || run.shutdown) {
         throw new CollectorError(409, runId ? `run ${runId} is not active: reconnect` : 'run_id is required after connect', 'NewRelic::Agent::ForceRestartException');
       }
-      const body = await decodeAgentBody(raw, request.headers['content-encoding']);
+      const ctx = { accountId, targets: run.targets, receivedAt };
+      const decoded = await deps.decoder.decode({ method, body: raw, contentEncoding: request.headers['content-encoding'], ctx });
       if (method === 'shutdown') {
         await deps.catalog.shutdownRun(run.runId);
         return { return_value: null };
       }
-      const store = DATA_METHODS[method];
-      if (store) {
-        const rows = await store(body, { accountId, targets: run.targets, receivedAt }, deps);
-        await deps.writer.write(rows);
-      }
+      const rows = await rowsToStore(decoded, ctx, deps);
+      if (rows.length > 0) await deps.writer.write(rows);
       return { return_value: EMPTY_LIST_METHODS.has(method) ? [] : null };
     },
   });
   return app;
+}
+
+async function rowsToStore(decoded: DecodedCall, ctx: Parameters<typeof timesliceRows>[1], deps: CollectorDeps): Promise<readonly Rows[]> {
+  switch (decoded.kind) {
+    case 'json':
+      return [];
+    case 'rows':
+      return decoded.rows;
+    case 'metric_data': {
+      const ids = await deps.dictionary.resolve(decoded.payload.names);
+      return [timesliceRows(decoded.payload, ctx, ids)];
+    }
+  }
 }
 
 /**

@@ -54,10 +54,22 @@ const MAX_TIMESTAMP_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
 // ── metric_data ─────────────────────────────────────────────────────────────────────────────
 
+/**
+ * A harvest in a compact, transferable form: the distinct metric and scope names once, and per
+ * metric the index of its name and scope and its six numbers, so it crosses from a decoding
+ * worker thread as two small arrays and three typed arrays.
+ */
 export interface MetricDataPayload {
   readonly beginMs: number;
   readonly endMs: number;
-  readonly metrics: readonly { readonly name: string; readonly scope: string; readonly stats: Summary }[];
+  /** Distinct metric names and scopes, in order of first appearance. */
+  readonly names: readonly string[];
+  /** Per metric: index into `names`. */
+  readonly nameIndex: Int32Array;
+  /** Per metric: index into `names` of its scope, or -1 when unscoped. */
+  readonly scopeIndex: Int32Array;
+  /** Per metric, six numbers: count, total, exclusive, min, max, sumOfSquares. */
+  readonly stats: Float64Array;
 }
 
 /**
@@ -72,7 +84,20 @@ export function parseMetricData(body: Json): MetricDataPayload {
     throw malformed('metric_data needs harvest begin and end as epoch seconds, begin <= end, before the year 10000');
   }
   const entries = expectArray(list, 'metric_data metrics');
-  const metrics: { name: string; scope: string; stats: Summary }[] = new Array(entries.length);
+  const names: string[] = [];
+  const indexOf = new Map<string, number>();
+  const intern = (name: string) => {
+    let i = indexOf.get(name);
+    if (i === undefined) {
+      i = names.length;
+      names.push(name);
+      indexOf.set(name, i);
+    }
+    return i;
+  };
+  const nameIndex = new Int32Array(entries.length);
+  const scopeIndex = new Int32Array(entries.length);
+  const stats = new Float64Array(entries.length * 6);
   for (let i = 0; i < entries.length; i++) {
     const pair = entries[i];
     if (!Array.isArray(pair)) throw malformed(`metric ${i} must be a JSON array`);
@@ -94,39 +119,54 @@ export function parseMetricData(body: Json): MetricDataPayload {
     ) {
       throw malformed(`metric ${i} (${spec.name}): values must be six finite numbers [count, total, exclusive, min, max, sumOfSquares]`);
     }
-    metrics[i] = {
-      name: spec.name,
-      scope: typeof scope === 'string' ? scope : '',
-      stats: { count, total, exclusive, min, max, sumOfSquares },
-    };
+    nameIndex[i] = intern(spec.name);
+    scopeIndex[i] = typeof scope === 'string' && scope !== '' ? intern(scope) : -1;
+    const o = i * 6;
+    stats[o] = count; stats[o + 1] = total; stats[o + 2] = exclusive; stats[o + 3] = min; stats[o + 4] = max; stats[o + 5] = sumOfSquares;
   }
-  return { beginMs: begin * 1000, endMs: end * 1000, metrics };
+  return { beginMs: begin * 1000, endMs: end * 1000, names, nameIndex, scopeIndex, stats };
+}
+
+/** The harvest's metrics as objects: for reading and tests, not for the ingest path. */
+export function metricsOf(payload: MetricDataPayload): { name: string; scope: string; stats: Summary }[] {
+  return Array.from(payload.nameIndex, (n, i) => {
+    const o = i * 6;
+    const s = payload.stats;
+    const scope = payload.scopeIndex[i]!;
+    return {
+      name: payload.names[n]!,
+      scope: scope < 0 ? '' : payload.names[scope]!,
+      stats: { count: s[o]!, total: s[o + 1]!, exclusive: s[o + 2]!, min: s[o + 3]!, max: s[o + 4]!, sumOfSquares: s[o + 5]! },
+    };
+  });
 }
 
 /** Names the payload needs ids for: metric names and scopes. */
 export function metricDataNames(payload: MetricDataPayload): Set<string> {
-  const names = new Set<string>();
-  for (const m of payload.metrics) {
-    names.add(m.name);
-    if (m.scope !== '') names.add(m.scope);
-  }
-  return names;
+  return new Set(payload.names);
 }
 
 export function timesliceRows(payload: MetricDataPayload, ctx: IngestContext, ids: ReadonlyMap<string, number>): Rows {
   const rows = new Rows(TIMESLICES);
   const ts = harvestMinute(payload.beginMs, payload.endMs);
+  const idOf = Int32Array.from(payload.names, (name) => {
+    const id = ids.get(name);
+    if (id === undefined) throw new Error(`no id for metric name '${name}'`);
+    return id;
+  });
   // Straight into the columns (in TIMESLICES order): Rows.push's spread costs more than the row.
   const [account, app, host, instance, metric, scope, time, count, total, exclusive, min, max, sumOfSquares] = rows.columns as [
     Cell[], Cell[], Cell[], Cell[], Cell[], Cell[], Cell[],
     Cell[], Cell[], Cell[], Cell[], Cell[], Cell[],
   ];
+  const { nameIndex, scopeIndex, stats: s } = payload;
   for (const target of ctx.targets) {
-    for (const m of payload.metrics) {
-      const s = m.stats;
+    for (let i = 0; i < nameIndex.length; i++) {
+      const o = i * 6;
+      const scopeAt = scopeIndex[i]!;
       account.push(ctx.accountId); app.push(target.appId); host.push(target.hostId); instance.push(target.instanceId);
-      metric.push(ids.get(m.name)!); scope.push(m.scope === '' ? 0 : ids.get(m.scope)!); time.push(ts);
-      count.push(s.count); total.push(s.total); exclusive.push(s.exclusive); min.push(s.min); max.push(s.max); sumOfSquares.push(s.sumOfSquares);
+      metric.push(idOf[nameIndex[i]!]!); scope.push(scopeAt < 0 ? 0 : idOf[scopeAt]!); time.push(ts);
+      count.push(s[o]!); total.push(s[o + 1]!); exclusive.push(s[o + 2]!); min.push(s[o + 3]!); max.push(s[o + 4]!); sumOfSquares.push(s[o + 5]!);
     }
   }
   return rows;
