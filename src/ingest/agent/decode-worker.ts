@@ -9,6 +9,10 @@ port.on('message', async (message: { id: number; request: DecodeRequest }) => {
     const { call, transfer } = toWire(await decodeCall(message.request));
     port.postMessage({ id: message.id, call }, transfer);
   } catch (error) {
-    port.postMessage({ id: message.id, error: errorToWire(error) });
+    try {
+      port.postMessage({ id: message.id, error: errorToWire(error) });
+    } catch {
+      port.postMessage({ id: message.id, error: { message: 'the decoded payload could not be returned' } });
+    }
   }
 });

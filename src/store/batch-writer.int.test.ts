@@ -1,0 +1,54 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Rows, TIMESLICES } from './append-tables.js';
+import { BatchWriter } from './batch-writer.js';
+import { Database } from './database.js';
+
+const minute = Date.UTC(2026, 10, 22, 12, 0);
+function timeslices(metricIds: readonly (number | null)[]): Rows {
+  const rows = new Rows(TIMESLICES);
+  for (const id of metricIds) rows.push(1, 2, 3, 4, id, 0, minute, 5, 0.5, 0.25, 0.01, 0.2, 0.07);
+  return rows;
+}
+
+test('writes in one event-loop turn commit together, and each resolves after the commit', async (t) => {
+  const db = await Database.open({ path: ':memory:' });
+  t.after(() => db.close());
+  const writer = new BatchWriter(db.appendConnection);
+  const commits: number[] = [];
+  const original = db.appendConnection.run.bind(db.appendConnection);
+  db.appendConnection.run = (async (sql: string, ...rest: unknown[]) => {
+    if (sql === 'COMMIT') commits.push(Date.now());
+    return (original as (...a: unknown[]) => unknown)(sql, ...rest);
+  }) as typeof db.appendConnection.run;
+  await Promise.all([writer.write([timeslices([1, 2])]), writer.write([timeslices([3])]), writer.write([timeslices([4, 5, 6])])]);
+  assert.equal(commits.length, 1, 'one transaction for the three writes');
+  const [row] = await db.all<{ n: bigint; ids: bigint }>('SELECT count(*) AS n, sum(metric_id) AS ids FROM timeslices');
+  assert.deepEqual([Number(row!.n), Number(row!.ids)], [6, 21]);
+});
+
+test('a write the store refuses fails alone; the writes batched with it are committed', async (t) => {
+  const db = await Database.open({ path: ':memory:' });
+  t.after(() => db.close());
+  const writer = new BatchWriter(db.appendConnection);
+  const results = await Promise.allSettled([
+    writer.write([timeslices([10, 11])]),
+    writer.write([timeslices([12, null])]), // metric_id is NOT NULL
+    writer.write([timeslices([13])]),
+  ]);
+  assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
+  const ids = (await db.all<{ metric_id: number }>('SELECT metric_id FROM timeslices ORDER BY metric_id')).map((r) => r.metric_id);
+  assert.deepEqual(ids, [10, 11, 13], 'nothing of the refused write is stored, all of the others is');
+});
+
+test('close commits what is pending and refuses later writes', async () => {
+  const db = await Database.open({ path: ':memory:' });
+  const writer = new BatchWriter(db.appendConnection);
+  const pending = writer.write([timeslices([1, 2, 3])]);
+  await writer.close();
+  await pending;
+  await assert.rejects(writer.write([timeslices([4])]), /closing/);
+  const [row] = await db.all<{ n: bigint }>('SELECT count(*) AS n FROM timeslices');
+  assert.equal(Number(row!.n), 3);
+  await db.close();
+});
