@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Rows, TIMESLICES } from './append-tables.js';
-import { BatchWriter } from './batch-writer.js';
+import { BatchWriter, StoreBusyError } from './batch-writer.js';
 import { Database } from './database.js';
 
 const minute = Date.UTC(2026, 10, 22, 12, 0);
@@ -47,8 +47,23 @@ test('close commits what is pending and refuses later writes', async () => {
   const pending = writer.write([timeslices([1, 2, 3])]);
   await writer.close();
   await pending;
-  await assert.rejects(writer.write([timeslices([4])]), /closing/);
+  await assert.rejects(writer.write([timeslices([4])]), (e: unknown) => e instanceof StoreBusyError && /closing/.test(e.message));
   const [row] = await db.all<{ n: bigint }>('SELECT count(*) AS n FROM timeslices');
   assert.equal(Number(row!.n), 3);
   await db.close();
+});
+
+test('a writer too far behind refuses writes instead of holding them all in memory', async (t) => {
+  const db = await Database.open({ path: ':memory:' });
+  t.after(() => db.close());
+  const writer = new BatchWriter(db.appendConnection, 5);
+  const first = writer.write([timeslices([1, 2, 3])]);
+  const second = writer.write([timeslices([4, 5])]);
+  const third = writer.write([timeslices([6])]);
+  await assert.rejects(third, (e: unknown) => e instanceof StoreBusyError && /behind \(5 rows/.test(e.message));
+  await Promise.all([first, second]);
+  // Once committed, the queue is empty again; a write larger than the limit alone is still taken.
+  await writer.write([timeslices([7, 8, 9, 10, 11, 12])]);
+  const [row] = await db.all<{ n: bigint }>('SELECT count(*) AS n FROM timeslices');
+  assert.equal(Number(row!.n), 11);
 });

@@ -18,6 +18,9 @@ function timestampColumn(cells: readonly Cell[]): DuckDBValue[] {
   return out;
 }
 
+/** The store cannot take a write now (closing, or too far behind); nothing of it was stored. */
+export class StoreBusyError extends Error {}
+
 interface PendingWrite {
   readonly rows: readonly Rows[];
   readonly resolve: () => void;
@@ -43,14 +46,27 @@ export class BatchWriter {
   private running: Promise<void> | undefined;
   private readonly chunks = new Map<string, DuckDBDataChunk>();
   private closed = false;
+  /** Rows accepted and not yet committed or failed: what the writer holds in memory. */
+  private queuedRows = 0;
 
-  constructor(private readonly connection: DuckDBConnection) {}
+  constructor(
+    private readonly connection: DuckDBConnection,
+    /** Beyond this many queued rows, writes are refused (the agent keeps its data and resends). */
+    private readonly maxQueuedRows = 2_000_000,
+  ) {}
 
   write(rows: readonly Rows[]): Promise<void> {
-    if (this.closed) return Promise.reject(new Error('the store is closing'));
-    if (rows.every((r) => r.length === 0)) return Promise.resolve();
+    if (this.closed) return Promise.reject(new StoreBusyError('the store is closing'));
+    let count = 0;
+    for (const r of rows) count += r.length;
+    if (count === 0) return Promise.resolve();
+    if (this.queuedRows > 0 && this.queuedRows + count > this.maxQueuedRows) {
+      return Promise.reject(new StoreBusyError(`the store is behind (${this.queuedRows} rows waiting to commit)`));
+    }
+    this.queuedRows += count;
     return new Promise<void>((resolve, reject) => {
-      this.pending.push({ rows, resolve, reject });
+      const settle = () => { this.queuedRows -= count; };
+      this.pending.push({ rows, resolve: () => { settle(); resolve(); }, reject: (error) => { settle(); reject(error); } });
       this.running ??= this.drain();
     });
   }

@@ -4,7 +4,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../clock.js';
 import { entityGuid } from '../../domain/entity-guid.js';
 import type { Rows } from '../../store/append-tables.js';
-import type { BatchWriter } from '../../store/batch-writer.js';
+import { StoreBusyError, type BatchWriter } from '../../store/batch-writer.js';
 import type { AgentRun, Catalog, ConnectFacts } from '../../store/catalog.js';
 import type { MetricDictionary } from '../../store/metric-dictionary.js';
 import { CollectorError, malformed } from './collector-error.js';
@@ -68,6 +68,10 @@ export function buildCollector(deps: CollectorDeps): FastifyInstance {
     }
     if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
       return reply.code(400).send(malformed(error.message).body);
+    }
+    if (error instanceof StoreBusyError) {
+      request.log.warn(error.message);
+      return reply.code(503).send(new CollectorError(503, `${error.message}; send it again later`, 'NewRelic::Agent::ServiceUnavailable').body);
     }
     request.log.error({ err: error }, 'collector request failed');
     // 503 makes the agent keep the data and send it with its next harvest.
