@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, resolveServeConfig } from '../config.js';
 import { serveCommand } from './serve.js';
 import { demoCommand } from './demo.js';
+import { StoreLockedError } from '../store/database.js';
 
 const USAGE = `Usage: timeslice <command> [options]
 
@@ -58,6 +59,10 @@ export async function run(argv: readonly string[]): Promise<number> {
     if (error instanceof ConfigError || code?.startsWith('ERR_PARSE_ARGS')) {
       process.stderr.write(`timeslice: ${(error as Error).message}\n`);
       return 2;
+    }
+    if (error instanceof StoreLockedError) {
+      process.stderr.write(`timeslice: ${error.message}\n`);
+      return 1;
     }
     if (code === 'EADDRINUSE') {
       process.stderr.write(`timeslice: ${(error as Error).message}: pick another --port/--collector-port\n`);

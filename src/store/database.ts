@@ -2,6 +2,9 @@ import { DuckDBConnection, DuckDBInstance, type DuckDBValue } from '@duckdb/node
 import { APPEND_TABLES } from './append-tables.js';
 import { MIGRATIONS, type Migration } from './migrations.js';
 
+/** The DuckDB file is held by another process: DuckDB allows one process per file. */
+export class StoreLockedError extends Error {}
+
 export interface DatabaseOptions {
   /** DuckDB file, or ':memory:'. */
   readonly path: string;
@@ -26,7 +29,11 @@ export class Database {
   static async open(options: DatabaseOptions, migrations: readonly Migration[] = MIGRATIONS): Promise<Database> {
     const config: Record<string, string> = { memory_limit: options.memoryLimit ?? '2GB' };
     if (options.threads) config.threads = String(options.threads);
-    const instance = await DuckDBInstance.create(options.path, config);
+    const instance = await DuckDBInstance.create(options.path, config).catch((error: Error) => {
+      const lock = /Could not set lock on file .*PID (\d+)/.exec(error.message);
+      if (lock) throw new StoreLockedError(`${options.path} is open in another process (pid ${lock[1]}): only one Timeslice may use a data directory; stop it or choose another --data`);
+      throw error;
+    });
     const db = new Database(instance, await instance.connect(), await instance.connect(), await instance.connect());
     await db.migrate(migrations);
     await db.verifyAppendTables();

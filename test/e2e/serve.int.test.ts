@@ -104,3 +104,21 @@ test('data acknowledged to an agent survives the server being killed', { timeout
   // The run survives the restart too: the agent goes on without reconnecting.
   assert.ok(restarted.catalog.run(runId));
 });
+
+test('a second process on the same data directory is refused with a clear message', { timeout: 30_000 }, async (t) => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'timeslice-lock-'));
+  const first = await startServer(resolveServeConfig({ port: '0', 'collector-port': '0', data: dataDir }, {}));
+  t.after(async () => {
+    await first.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+  const second = spawn(process.execPath, ['bin/timeslice.js', 'serve', '--port', '0', '--collector-port', '0', '--data', dataDir], {
+    cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let err = '';
+  second.stderr!.on('data', (d) => { err += d; });
+  const code = await new Promise((r) => second.once('exit', r));
+  assert.equal(code, 1);
+  assert.match(err, /timeslice: .*timeslice\.duckdb is open in another process \(pid \d+\): only one Timeslice may use a data directory/);
+  assert.doesNotMatch(err, /at .*\.js:\d+/, 'no stack trace');
+});
