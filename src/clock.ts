@@ -6,7 +6,3 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => Date.now() };
 
-export function fixedClock(ms: number): Clock & { set(ms: number): void } {
-  let current = ms;
-  return { now: () => current, set: (next) => { current = next; } };
-}

@@ -150,10 +150,6 @@ export class Catalog {
     return found?.kind === 'user' ? found.accountId : undefined;
   }
 
-  account(id: number): Account | undefined {
-    return this.accounts.get(id);
-  }
-
   application(id: number): Application | undefined {
     return this.apps.get(id);
   }
@@ -207,17 +203,6 @@ export class Catalog {
     await this.mutex.run(async () => {
       await this.exec('UPDATE agent_runs SET shutdown_at = $1 WHERE run_id = $2', [this.now(), runId]);
       this.runs.set(runId, { ...run, shutdown: true });
-    });
-  }
-
-  async updateApplication(id: number, change: { name?: string; apdexT?: number }): Promise<Application | undefined> {
-    return this.mutex.run(async () => {
-      const app = this.apps.get(id);
-      if (!app) return undefined;
-      const next = { ...app, ...(change.name !== undefined && { name: change.name }), ...(change.apdexT !== undefined && { apdexT: change.apdexT }) };
-      await this.exec('UPDATE applications SET name = $1, apdex_t = $2 WHERE id = $3', [next.name, next.apdexT, id]);
-      this.apps.set(id, next);
-      return next;
     });
   }
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { deflateSync } from 'node:zlib';
 import { CollectorError } from '../../src/ingest/agent/collector-error.js';
 import {
-  customEventRows, decodeTrace, errorEventRows, errorTraceRows, logEventRows, metricDataNames, metricsOf, parseMetricData,
+  customEventRows, decodeTrace, errorEventRows, errorTraceRows, logEventRows, metricsOf, parseMetricData,
   spanEventRows, sqlTraceRows, timesliceRows, transactionEventRows, transactionTraceRows, type IngestContext,
 } from '../../src/ingest/agent/payloads.js';
 import { rowObjects, type RowObject } from '../helpers/rows.js';
@@ -93,7 +93,7 @@ test('metric_data: the default-apdex capture carries apdex_t 0.1 in slots 4 and 
 
 test('metric_data: names needing ids are metric names and scopes, each once', () => {
   const s = sample('metric_data');
-  const names = metricDataNames(parseMetricData(s.body));
+  const names = new Set(parseMetricData(s.body).names);
   const expected = new Set<string>();
   for (const [spec] of (s.body as [string, number, number, MetricEntry[]])[3]) {
     expected.add(spec.name);
@@ -109,7 +109,7 @@ test('metric_data: rows carry metric and scope ids (0 = unscoped), the harvest m
   const s = sample('metric_data');
   const list = (s.body as [string, number, number, MetricEntry[]])[3];
   const payload = parseMetricData(s.body);
-  const ids = new Map([...metricDataNames(payload)].sort().map((n, i) => [n, 1000 + i] as const));
+  const ids = new Map([...payload.names].sort().map((n, i) => [n, 1000 + i] as const));
   const rows = rowObjects(timesliceRows(payload, ctx, ids));
   assert.equal(rows.length, 126 * 2);
   const first = perTarget(rows);
@@ -130,7 +130,7 @@ test('metric_data: rows carry metric and scope ids (0 = unscoped), the harvest m
 test('metric_data: the harvest minute is the minute holding the middle of the harvest', () => {
   const minuteOf = (body: Json) => {
     const p = parseMetricData(body);
-    const ids = new Map([...metricDataNames(p)].map((n, i) => [n, i + 1] as const));
+    const ids = new Map([...p.names].map((n, i) => [n, i + 1] as const));
     const ts = new Set(rowObjects(timesliceRows(p, { ...ctx, targets: [ctx.targets[0]!] }, ids)).map((r) => r.ts));
     assert.equal(ts.size, 1);
     return [...ts][0];

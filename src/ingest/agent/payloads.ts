@@ -141,11 +141,6 @@ export function metricsOf(payload: MetricDataPayload): { name: string; scope: st
   });
 }
 
-/** Names the payload needs ids for: metric names and scopes. */
-export function metricDataNames(payload: MetricDataPayload): Set<string> {
-  return new Set(payload.names);
-}
-
 export function timesliceRows(payload: MetricDataPayload, ctx: IngestContext, ids: ReadonlyMap<string, number>): Rows {
   const rows = new Rows(TIMESLICES);
   const ts = harvestMinute(payload.beginMs, payload.endMs);
