@@ -12,6 +12,8 @@ test('defaults', () => {
   assert.equal(c.apiKey, undefined);
   assert.equal(c.licenseKey, undefined);
   assert.equal(c.eventHarvestPeriodMs, 5000);
+  assert.deepEqual(c.certHosts, []);
+  assert.deepEqual(resolveServeConfig({}, { TIMESLICE_CERT_HOSTS: 'apm.example, 10.0.0.5,' }).certHosts, ['apm.example', '10.0.0.5']);
 });
 
 test('environment variables, and flags over them', () => {

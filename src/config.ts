@@ -14,6 +14,8 @@ export interface ServeConfig {
   readonly logLevel: string;
   /** Worker threads that decode agent bodies; 0 decodes on the event loop. */
   readonly ingestWorkers: number;
+  /** Extra host names and IPs for the collector certificate made on first start. */
+  readonly certHosts: readonly string[];
 }
 
 export interface ServeFlags {
@@ -52,5 +54,6 @@ export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv): S
     eventHarvestPeriodMs: Number(period),
     logLevel: env.TIMESLICE_LOG_LEVEL || 'warn',
     ingestWorkers: ingestWorkers(env.TIMESLICE_INGEST_WORKERS),
+    certHosts: (env.TIMESLICE_CERT_HOSTS ?? '').split(',').map((h) => h.trim()).filter(Boolean),
   };
 }

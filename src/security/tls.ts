@@ -10,9 +10,10 @@ export interface TlsMaterial {
 }
 
 /**
- * The collector's certificate: made once, self-signed, valid for `localhost` and `127.0.0.1`,
- * kept under `<data>/tls/`. Agents trust it through NODE_EXTRA_CA_CERTS (or their CA-bundle
- * setting), which is why it must stay the same across restarts.
+ * The collector's certificate: made once, self-signed, valid for `localhost`, `127.0.0.1` and the
+ * extra hosts given (the listen address, TIMESLICE_CERT_HOSTS), kept under `<data>/tls/`. Agents
+ * trust it through NODE_EXTRA_CA_CERTS (or their CA-bundle setting), which is why it stays the
+ * same across restarts. A certificate and key put there by hand are used as they are.
  */
 export async function ensureCollectorCertificate(dataDir: string, extraHosts: readonly string[] = []): Promise<TlsMaterial> {
   const dir = join(dataDir, 'tls');
@@ -22,8 +23,9 @@ export async function ensureCollectorCertificate(dataDir: string, extraHosts: re
     return { cert: await readFile(certPath, 'utf8'), key: await readFile(keyPath, 'utf8'), certPath };
   }
   await mkdir(dir, { recursive: true });
-  const dnsNames = ['localhost', ...extraHosts.filter((h) => !isIp(h) && h !== 'localhost')];
-  const ips = ['127.0.0.1', ...extraHosts.filter((h) => isIp(h) && h !== '127.0.0.1')];
+  const hosts = [...new Set(extraHosts.filter((h) => h !== '0.0.0.0' && h !== '::'))];
+  const dnsNames = ['localhost', ...hosts.filter((h) => !isIp(h) && h !== 'localhost')];
+  const ips = ['127.0.0.1', ...hosts.filter((h) => isIp(h) && h !== '127.0.0.1')];
   const notBefore = new Date(Date.now() - 60_000);
   const notAfter = new Date(notBefore.getTime() + 10 * 365 * 24 * 3600 * 1000);
   const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
