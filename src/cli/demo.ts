@@ -119,6 +119,7 @@ export async function demoCommand(config: ServeConfig, durationSeconds: number):
     if (progress) clearInterval(progress);
     await traffic?.stop();
     await app?.stop();
+    if (isRunKey(server, config, licenseKey)) await server.catalog.revokeKey(licenseKey);
     await server.close();
     stop.unlisten();
   }
@@ -140,12 +141,17 @@ function agentLogPath(config: ServeConfig): string {
   return join(config.dataDir, 'demo-agent.log');
 }
 
+/** A key made for this demo run alone (not the environment's, not account 1's first key): revoked at the end. */
+function isRunKey(server: RunningServer, config: ServeConfig, licenseKey: string): boolean {
+  return !config.licenseKey && server.createdKeys?.licenseKey !== licenseKey;
+}
+
 function licenseNote(server: RunningServer, config: ServeConfig, licenseKey: string): string {
   if (config.licenseKey) return 'The demo app reports with the license key from TIMESLICE_LICENSE_KEY.\n';
-  if (server.createdKeys?.licenseKey === licenseKey) return "The demo app reports with account 1's license key shown above.\n";
+  if (!isRunKey(server, config, licenseKey)) return "The demo app reports with account 1's license key shown above.\n";
   return (
     `The demo app reports with a license key made for this run and registered for account 1\n` +
-    `(stored hashed like every key; it stays valid, so you may point your own agents at it too):\n` +
+    `(stored hashed like every key; it is revoked when the demo ends):\n` +
     `  ${licenseKey}\n`
   );
 }

@@ -134,6 +134,15 @@ export class Catalog {
     });
   }
 
+  /** Removes a key: it authenticates nothing from now on. */
+  async revokeKey(key: string): Promise<void> {
+    const hash = hashKey(key.trim());
+    await this.mutex.run(async () => {
+      await this.exec('DELETE FROM api_keys WHERE key_hash = $1', [hash]);
+      this.keys.delete(hash);
+    });
+  }
+
   private async insertKey(accountId: number, kind: 'user' | 'license', key: string): Promise<void> {
     const id = this.nextKeyId++;
     await this.exec('INSERT INTO api_keys VALUES ($1, $2, $3, $4, $5, $6)', [id, accountId, kind, hashKey(key), keyHint(key), this.now()]);

@@ -122,3 +122,24 @@ test('a second process on the same data directory is refused with a clear messag
   assert.match(err, /timeslice: .*timeslice\.duckdb is open in another process \(pid \d+\): only one Timeslice may use a data directory/);
   assert.doesNotMatch(err, /at .*\.js:\d+/, 'no stack trace');
 });
+
+test('a revoked license key authenticates nothing, also after a restart', async (t) => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'timeslice-revoke-'));
+  const config = resolveServeConfig({ port: '0', 'collector-port': '0', data: dataDir }, {});
+  let server = await startServer(config);
+  t.after(async () => {
+    await server.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+  const accountKey = server.createdKeys!.licenseKey;
+  const extra = 'aaaabbbbccccddddeeeeffff0000111122223333';
+  await server.close();
+  server = await startServer({ ...config, licenseKey: extra });
+  assert.equal(server.catalog.accountForLicenseKey(extra), 1);
+  await server.catalog.revokeKey(extra);
+  assert.equal(server.catalog.accountForLicenseKey(extra), undefined);
+  await server.close();
+  server = await startServer(config);
+  assert.equal(server.catalog.accountForLicenseKey(extra), undefined);
+  assert.equal(server.catalog.accountForLicenseKey(accountKey), 1, 'the account\'s own key is untouched');
+});
