@@ -15,12 +15,7 @@ test('writes in one event-loop turn commit together, and each resolves after the
   const db = await Database.open({ path: ':memory:' });
   t.after(() => db.close());
   const writer = new BatchWriter(db.appendConnection);
-  const commits: number[] = [];
-  const original = db.appendConnection.run.bind(db.appendConnection);
-  db.appendConnection.run = (async (sql: string, ...rest: unknown[]) => {
-    if (sql === 'COMMIT') commits.push(Date.now());
-    return (original as (...a: unknown[]) => unknown)(sql, ...rest);
-  }) as typeof db.appendConnection.run;
+  const commits = countCommits(db);
   await Promise.all([writer.write([timeslices([1, 2])]), writer.write([timeslices([3])]), writer.write([timeslices([4, 5, 6])])]);
   assert.equal(commits.length, 1, 'one transaction for the three writes');
   const [row] = await db.all<{ n: bigint; ids: bigint }>('SELECT count(*) AS n, sum(metric_id) AS ids FROM timeslices');
@@ -67,3 +62,42 @@ test('a writer too far behind refuses writes instead of holding them all in memo
   const [row] = await db.all<{ n: bigint }>('SELECT count(*) AS n FROM timeslices');
   assert.equal(Number(row!.n), 11);
 });
+
+test('a commit waits briefly for announced writes, so they share its transaction', async (t) => {
+  const db = await Database.open({ path: ':memory:' });
+  t.after(() => db.close());
+  const writer = new BatchWriter(db.appendConnection);
+  const commits = countCommits(db);
+  const done = writer.announce();
+  const first = writer.write([timeslices([1])]);
+  // The announced write arrives 3 ms later, well within the wait.
+  await new Promise((r) => setTimeout(r, 3));
+  const second = writer.write([timeslices([2])]);
+  done();
+  await Promise.all([first, second]);
+  assert.equal(commits.length, 1);
+
+  // An announced write that never comes holds a commit back at most ~10 ms.
+  const abandoned = writer.announce();
+  const started = performance.now();
+  await writer.write([timeslices([3])]);
+  const waited = performance.now() - started;
+  abandoned();
+  assert.equal(commits.length, 2);
+  assert.ok(waited >= 9 && waited < 500, `waited ${waited} ms`);
+
+  // Withdrawn before the commit: no wait at all.
+  writer.announce()();
+  await writer.write([timeslices([4])]);
+  assert.equal(commits.length, 3);
+});
+
+function countCommits(db: Database): number[] {
+  const commits: number[] = [];
+  const original = db.appendConnection.run.bind(db.appendConnection);
+  db.appendConnection.run = (async (sql: string, ...rest: unknown[]) => {
+    if (sql === 'COMMIT') commits.push(Date.now());
+    return (original as (...a: unknown[]) => unknown)(sql, ...rest);
+  }) as typeof db.appendConnection.run;
+  return commits;
+}

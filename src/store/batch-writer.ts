@@ -29,6 +29,8 @@ interface PendingWrite {
 
 /** DuckDB's vector size: a data chunk holds at most this many rows. */
 const CHUNK_ROWS = 2048;
+/** How long a commit waits for announced writes at most. */
+const ANNOUNCED_WAIT_MS = 10;
 
 /**
  * Group commit for ingest. Writes that arrive while a commit is running are gathered and
@@ -37,9 +39,11 @@ const CHUNK_ROWS = 2048;
  * so an agent is acknowledged only for durable data. If a batch of several writes fails to
  * commit, each write is retried alone, so a write the store refuses fails only its own request.
  *
- * Tried and measured (docs/benchmarks.md): holding batches longer under load, and two connections
- * committing in turn. Both made transactions smaller or requests slower, and a DuckDB transaction
- * costs mostly per transaction, so this simple loop stayed.
+ * A DuckDB transaction costs mostly per transaction, so a commit about to start waits a few
+ * milliseconds for writes the collector has announced (payloads still being decoded), as
+ * PostgreSQL's commit_delay waits for sibling transactions. Tried and rejected on measurement
+ * (docs/benchmarks.md): holding batches for a row count or a fixed time, and two connections
+ * committing in turn.
  */
 export class BatchWriter {
   private pending: PendingWrite[] = [];
@@ -48,6 +52,9 @@ export class BatchWriter {
   private closed = false;
   /** Rows accepted and not yet committed or failed: what the writer holds in memory. */
   private queuedRows = 0;
+  /** Requests that announced a write still being decoded: a commit waits briefly for them. */
+  private announced = 0;
+  private wakeCommit: (() => void) | undefined;
 
   constructor(
     private readonly connection: DuckDBConnection,
@@ -71,6 +78,22 @@ export class BatchWriter {
     });
   }
 
+  /**
+   * A write is coming (its payload is being decoded). A commit about to start waits up to a few
+   * milliseconds for announced writes, so they share one transaction: a DuckDB transaction costs
+   * mostly per transaction. Call the returned function when the write was made or abandoned.
+   */
+  announce(): () => void {
+    this.announced++;
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      this.announced--;
+      if (this.announced === 0) this.wakeCommit?.();
+    };
+  }
+
   /** Resolves once everything written so far is committed (or failed). */
   async flush(): Promise<void> {
     while (this.running) await this.running;
@@ -85,11 +108,23 @@ export class BatchWriter {
     // Let the writes of the current event-loop turn join this batch.
     await new Promise((resolve) => setImmediate(resolve));
     while (this.pending.length > 0) {
+      if (this.announced > 0 && !this.closed) await this.awaitAnnounced();
       const batch = this.pending;
       this.pending = [];
       await this.commitIsolated(batch);
     }
     this.running = undefined;
+  }
+
+  private async awaitAnnounced(): Promise<void> {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ANNOUNCED_WAIT_MS);
+      this.wakeCommit = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    this.wakeCommit = undefined;
   }
 
   private async commitIsolated(batch: readonly PendingWrite[]): Promise<void> {

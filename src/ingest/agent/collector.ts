@@ -10,7 +10,7 @@ import type { MetricDictionary } from '../../store/metric-dictionary.js';
 import { CollectorError, malformed } from './collector-error.js';
 import { decodeAgentBody } from './decode-body.js';
 import type { AgentDecoder } from './agent-decoder.js';
-import type { DecodedCall } from './decode-call.js';
+import { STORED_METHODS, type DecodedCall } from './decode-call.js';
 import { timesliceRows } from './payloads.js';
 
 export const PROTOCOL_VERSION = 17;
@@ -136,13 +136,20 @@ export function buildCollector(deps: CollectorDeps): FastifyInstance {
         throw new CollectorError(409, runId ? `run ${runId} is not active: reconnect` : 'run_id is required after connect', 'NewRelic::Agent::ForceRestartException');
       }
       const ctx = { accountId, targets: run.targets, receivedAt };
-      const decoded = await deps.decoder.decode({ method, body: raw, contentEncoding: request.headers['content-encoding'], ctx });
-      if (method === 'shutdown') {
-        await deps.catalog.shutdownRun(run.runId);
-        return { return_value: null };
+      const written = STORED_METHODS.has(method) ? deps.writer.announce() : () => undefined;
+      let write: Promise<void> | undefined;
+      try {
+        const decoded = await deps.decoder.decode({ method, body: raw, contentEncoding: request.headers['content-encoding'], ctx });
+        if (method === 'shutdown') {
+          await deps.catalog.shutdownRun(run.runId);
+          return { return_value: null };
+        }
+        const rows = await rowsToStore(decoded, ctx, deps);
+        if (rows.length > 0) write = deps.writer.write(rows);
+      } finally {
+        written();
       }
-      const rows = await rowsToStore(decoded, ctx, deps);
-      if (rows.length > 0) await deps.writer.write(rows);
+      await write;
       return { return_value: EMPTY_LIST_METHODS.has(method) ? [] : null };
     },
   });
