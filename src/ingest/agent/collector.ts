@@ -158,7 +158,7 @@ export function buildCollector(deps: CollectorDeps): FastifyInstance {
 
 async function rowsToStore(decoded: DecodedCall, ctx: Parameters<typeof timesliceRows>[1], deps: CollectorDeps): Promise<readonly Rows[]> {
   switch (decoded.kind) {
-    case 'json':
+    case 'accepted':
       return [];
     case 'rows':
       return decoded.rows;

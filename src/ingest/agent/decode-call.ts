@@ -8,7 +8,8 @@ import {
 
 /** What one agent call's body becomes before anything touches the store. */
 export type DecodedCall =
-  | { readonly kind: 'json'; readonly value: unknown }
+  /** A valid body of a method that stores nothing (agent_settings, shutdown, …): nothing to carry back. */
+  | { readonly kind: 'accepted' }
   | { readonly kind: 'rows'; readonly rows: readonly Rows[] }
   | { readonly kind: 'metric_data'; readonly payload: MetricDataPayload };
 
@@ -39,7 +40,7 @@ export async function decodeCall(request: DecodeRequest): Promise<DecodedCall> {
   const json = await decodeAgentBody(raw, request.contentEncoding);
   if (request.method === 'metric_data') return { kind: 'metric_data', payload: parseMetricData(json) };
   const toRows = ROW_METHODS[request.method];
-  return toRows ? { kind: 'rows', rows: [toRows(json, request.ctx)] } : { kind: 'json', value: json };
+  return toRows ? { kind: 'rows', rows: [toRows(json, request.ctx)] } : { kind: 'accepted' };
 }
 
 // ── crossing a thread boundary ──────────────────────────────────────────────────────────────
@@ -50,13 +51,13 @@ export interface WireCall {
   readonly transfer: ArrayBuffer[];
 }
 type WireDecoded =
-  | { readonly kind: 'json'; readonly value: unknown }
+  | { readonly kind: 'accepted' }
   | { readonly kind: 'rows'; readonly rows: readonly { readonly table: string; readonly columns: Cell[][] }[] }
   | { readonly kind: 'metric_data'; readonly payload: MetricDataPayload };
 
 export function toWire(call: DecodedCall): WireCall {
   switch (call.kind) {
-    case 'json':
+    case 'accepted':
       return { call, transfer: [] };
     case 'rows':
       return { call: { kind: 'rows', rows: call.rows.map((r) => ({ table: r.table.name, columns: r.columns })) }, transfer: [] };
