@@ -68,12 +68,11 @@ test('a commit waits briefly for announced writes, so they share its transaction
   t.after(() => db.close());
   const writer = new BatchWriter(db.appendConnection);
   const commits = countCommits(db);
-  const done = writer.announce();
+  const ticket = writer.announce();
   const first = writer.write([timeslices([1])]);
-  // The announced write arrives 3 ms later, well within the wait.
+  // The announced write arrives 3 ms later, well within the wait; queuing it releases the ticket.
   await new Promise((r) => setTimeout(r, 3));
-  const second = writer.write([timeslices([2])]);
-  done();
+  const second = writer.write([timeslices([2])], ticket);
   await Promise.all([first, second]);
   assert.equal(commits.length, 1);
 
@@ -82,12 +81,12 @@ test('a commit waits briefly for announced writes, so they share its transaction
   const started = performance.now();
   await writer.write([timeslices([3])]);
   const waited = performance.now() - started;
-  abandoned();
+  abandoned.release();
   assert.equal(commits.length, 2);
   assert.ok(waited >= 9 && waited < 500, `waited ${waited} ms`);
 
   // Withdrawn before the commit: no wait at all.
-  writer.announce()();
+  writer.announce().release();
   await writer.write([timeslices([4])]);
   assert.equal(commits.length, 3);
 });

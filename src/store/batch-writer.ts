@@ -21,6 +21,11 @@ function timestampColumn(cells: readonly Cell[]): DuckDBValue[] {
 /** The store cannot take a write now (closing, or too far behind); nothing of it was stored. */
 export class StoreBusyError extends Error {}
 
+/** A write announced while its payload is still being decoded; released once it is queued (or abandoned). */
+export interface WriteTicket {
+  release(): void;
+}
+
 interface PendingWrite {
   readonly rows: readonly Rows[];
   readonly resolve: () => void;
@@ -62,35 +67,43 @@ export class BatchWriter {
     private readonly maxQueuedRows = 2_000_000,
   ) {}
 
-  write(rows: readonly Rows[]): Promise<void> {
-    if (this.closed) return Promise.reject(new StoreBusyError('the store is closing'));
-    let count = 0;
-    for (const r of rows) count += r.length;
-    if (count === 0) return Promise.resolve();
-    if (this.queuedRows > 0 && this.queuedRows + count > this.maxQueuedRows) {
-      return Promise.reject(new StoreBusyError(`the store is behind (${this.queuedRows} rows waiting to commit)`));
+  /** Queues rows for the next commit; resolves once it committed. Releases `ticket` once queued. */
+  write(rows: readonly Rows[], ticket?: WriteTicket): Promise<void> {
+    try {
+      if (this.closed) return Promise.reject(new StoreBusyError('the store is closing'));
+      let count = 0;
+      for (const r of rows) count += r.length;
+      if (count === 0) return Promise.resolve();
+      if (this.queuedRows > 0 && this.queuedRows + count > this.maxQueuedRows) {
+        return Promise.reject(new StoreBusyError(`the store is behind (${this.queuedRows} rows waiting to commit)`));
+      }
+      this.queuedRows += count;
+      return new Promise<void>((resolve, reject) => {
+        const settle = () => { this.queuedRows -= count; };
+        this.pending.push({ rows, resolve: () => { settle(); resolve(); }, reject: (error) => { settle(); reject(error); } });
+        this.running ??= this.drain();
+      });
+    } finally {
+      ticket?.release();
     }
-    this.queuedRows += count;
-    return new Promise<void>((resolve, reject) => {
-      const settle = () => { this.queuedRows -= count; };
-      this.pending.push({ rows, resolve: () => { settle(); resolve(); }, reject: (error) => { settle(); reject(error); } });
-      this.running ??= this.drain();
-    });
   }
 
   /**
    * A write is coming (its payload is being decoded). A commit about to start waits up to a few
    * milliseconds for announced writes, so they share one transaction: a DuckDB transaction costs
-   * mostly per transaction. Call the returned function when the write was made or abandoned.
+   * mostly per transaction. The ticket is released by `write(rows, ticket)`, or by its holder
+   * when the write is abandoned; releasing twice is harmless.
    */
-  announce(): () => void {
+  announce(): WriteTicket {
     this.announced++;
-    let done = false;
-    return () => {
-      if (done) return;
-      done = true;
-      this.announced--;
-      if (this.announced === 0) this.wakeCommit?.();
+    let released = false;
+    return {
+      release: () => {
+        if (released) return;
+        released = true;
+        this.announced--;
+        if (this.announced === 0) this.wakeCommit?.();
+      },
     };
   }
 

@@ -3,15 +3,14 @@ import { fastifyBaseOptions } from '../../api/fastify-options.js';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../clock.js';
 import { entityGuid } from '../../domain/entity-guid.js';
-import type { Rows } from '../../store/append-tables.js';
-import { StoreBusyError, type BatchWriter } from '../../store/batch-writer.js';
+import { StoreBusyError, type BatchWriter, type WriteTicket } from '../../store/batch-writer.js';
 import type { AgentRun, Catalog, ConnectFacts } from '../../store/catalog.js';
 import type { MetricDictionary } from '../../store/metric-dictionary.js';
 import { CollectorError, malformed } from './collector-error.js';
 import { decodeAgentBody } from './decode-body.js';
 import type { AgentDecoder } from './agent-decoder.js';
 import { STORED_METHODS, type DecodedCall } from './decode-call.js';
-import { timesliceRows } from './payloads.js';
+import { timesliceRows, type IngestContext } from './payloads.js';
 
 export const PROTOCOL_VERSION = 17;
 /** The agents' own default for `max_payload_size_in_bytes`, measured on the wire (compressed). */
@@ -136,35 +135,30 @@ export function buildCollector(deps: CollectorDeps): FastifyInstance {
         throw new CollectorError(409, runId ? `run ${runId} is not active: reconnect` : 'run_id is required after connect', 'NewRelic::Agent::ForceRestartException');
       }
       const ctx = { accountId, targets: run.targets, receivedAt };
-      const written = STORED_METHODS.has(method) ? deps.writer.announce() : () => undefined;
-      let write: Promise<void> | undefined;
+      const ticket = STORED_METHODS.has(method) ? deps.writer.announce() : undefined;
       try {
         const decoded = await deps.decoder.decode({ method, body: raw, contentEncoding: request.headers['content-encoding'], ctx });
-        if (method === 'shutdown') {
-          await deps.catalog.shutdownRun(run.runId);
-          return { return_value: null };
-        }
-        const rows = await rowsToStore(decoded, ctx, deps);
-        if (rows.length > 0) write = deps.writer.write(rows);
+        if (method === 'shutdown') await deps.catalog.shutdownRun(run.runId);
+        else await store(decoded, ctx, deps, ticket);
       } finally {
-        written();
+        ticket?.release();
       }
-      await write;
       return { return_value: EMPTY_LIST_METHODS.has(method) ? [] : null };
     },
   });
   return app;
 }
 
-async function rowsToStore(decoded: DecodedCall, ctx: Parameters<typeof timesliceRows>[1], deps: CollectorDeps): Promise<readonly Rows[]> {
+/** Stores a decoded call; resolves once its rows are committed. */
+async function store(decoded: DecodedCall, ctx: IngestContext, deps: CollectorDeps, ticket: WriteTicket | undefined): Promise<void> {
   switch (decoded.kind) {
     case 'accepted':
-      return [];
+      return;
     case 'rows':
-      return decoded.rows;
+      return deps.writer.write(decoded.rows, ticket);
     case 'metric_data': {
-      const ids = await deps.dictionary.resolve(decoded.payload.names);
-      return [timesliceRows(decoded.payload, ctx, ids)];
+      const payload = decoded.payload;
+      return deps.dictionary.write(payload.names, (ids) => [timesliceRows(payload, ctx, ids)], ticket);
     }
   }
 }
