@@ -1,0 +1,117 @@
+import { formatTimesliceFunction, ts, type TimesliceFunction } from './timeslice-function.js';
+
+/**
+ * One REST v2 value name: the NRQL function over the timeslice value it is (spec §4.5 and the
+ * reference's migration table), whether it is a count (New Relic prints counts exactly and
+ * rounds other values to 3 significant figures), and its unit.
+ */
+export interface RestValue {
+  readonly name: string;
+  readonly fn: TimesliceFunction;
+  readonly isCount: boolean;
+  readonly unit: 'ms' | 's' | 'count' | 'per minute' | 'per second' | 's per minute' | 'percent' | 'score' | 'MB' | 'bytes';
+}
+
+const V = 'value' as const;
+const exclusivePerCall = ts.ratio(ts.part('totalExclusive'), ts.part('count'));
+
+/**
+ * The table. REST and NRQL derive each value from this one entry: REST lowers `fn` into its
+ * plan, the `X-Timeslice-NRQL` header prints it, and the NRQL engine lowers the same
+ * functions the same way. Spec §4.5 rows first, then the Apdex slots, then the values other
+ * metric families list (rest-v2 reference §3.1, §5.2).
+ */
+const ENTRIES: readonly RestValue[] = [
+  { name: 'average_response_time', fn: ts.times(ts.average(V), 1000), isCount: false, unit: 'ms' },
+  { name: 'calls_per_minute', fn: ts.rate(ts.count(V), 60), isCount: false, unit: 'per minute' },
+  { name: 'call_count', fn: ts.count(V), isCount: true, unit: 'count' },
+  { name: 'min_response_time', fn: ts.times(ts.min(V), 1000), isCount: false, unit: 'ms' },
+  { name: 'max_response_time', fn: ts.times(ts.max(V), 1000), isCount: false, unit: 'ms' },
+  { name: 'average_exclusive_time', fn: ts.times(ts.average(exclusivePerCall), 1000), isCount: false, unit: 'ms' },
+  { name: 'average_value', fn: ts.average(V), isCount: false, unit: 's' },
+  { name: 'total_call_time_per_minute', fn: ts.rate(ts.sum(V), 60), isCount: false, unit: 's per minute' },
+  { name: 'requests_per_minute', fn: ts.rate(ts.count(V), 60), isCount: false, unit: 'per minute' },
+  { name: 'standard_deviation', fn: ts.times(ts.stddev(V), 1000), isCount: false, unit: 'ms' },
+  { name: 'error_count', fn: ts.count(V), isCount: true, unit: 'count' },
+  { name: 'errors_per_minute', fn: ts.rate(ts.count(V), 60), isCount: false, unit: 'per minute' },
+  { name: 'throughput', fn: ts.rate(ts.count(V), 1), isCount: false, unit: 'per second' },
+  { name: 'as_percentage', fn: ts.times(ts.average(V), 100), isCount: false, unit: 'percent' },
+  { name: 'average_call_time', fn: ts.times(ts.average(V), 1000), isCount: false, unit: 'ms' },
+
+  // Apdex metrics reuse the slots: count = satisfied, total = tolerating, totalExclusive = frustrated,
+  // min and max = the apdex_t in force.
+  { name: 'score', fn: ts.apdex(), isCount: false, unit: 'score' },
+  { name: 'value', fn: ts.apdex(), isCount: false, unit: 'score' },
+  { name: 's', fn: ts.count(V), isCount: true, unit: 'count' },
+  { name: 't', fn: ts.sum(V), isCount: true, unit: 'count' },
+  { name: 'f', fn: ts.sum(ts.part('totalExclusive')), isCount: true, unit: 'count' },
+  { name: 'count', fn: ts.plus(ts.plus(ts.count(V), ts.sum(V)), ts.sum(ts.part('totalExclusive'))), isCount: true, unit: 'count' },
+  { name: 'threshold', fn: ts.max(V), isCount: false, unit: 's' },
+  { name: 'threshold_min', fn: ts.min(V), isCount: false, unit: 's' },
+
+  { name: 'min_call_time', fn: ts.times(ts.min(V), 1000), isCount: false, unit: 'ms' },
+  { name: 'max_call_time', fn: ts.times(ts.max(V), 1000), isCount: false, unit: 'ms' },
+  { name: 'total_call_time', fn: ts.times(ts.sum(V), 1000), isCount: false, unit: 'ms' },
+  { name: 'average_time', fn: ts.times(ts.average(V), 1000), isCount: false, unit: 'ms' },
+  { name: 'total_time', fn: ts.times(ts.sum(V), 1000), isCount: false, unit: 'ms' },
+  { name: 'min_value', fn: ts.min(V), isCount: false, unit: 's' },
+  { name: 'max_value', fn: ts.max(V), isCount: false, unit: 's' },
+  { name: 'total_value', fn: ts.sum(V), isCount: false, unit: 's' },
+  { name: 'percent', fn: ts.times(ts.average(V), 100), isCount: false, unit: 'percent' },
+  { name: 'utilization', fn: ts.times(ts.rate(ts.sum(V), 1), 100), isCount: false, unit: 'percent' },
+  { name: 'used_mb_by_host', fn: ts.average(V), isCount: false, unit: 'MB' },
+  { name: 'used_bytes_by_host', fn: ts.times(ts.average(V), 1024 * 1024), isCount: false, unit: 'bytes' },
+  { name: 'total_used_mb', fn: ts.sum(V), isCount: false, unit: 'MB' },
+];
+
+export const REST_VALUES: ReadonlyMap<string, RestValue> = new Map(ENTRIES.map((e) => [e.name, e]));
+
+/** The NRQL function of a REST value, with the value attribute written as `valueName`. */
+export function restValueNrql(value: RestValue, valueName?: string): string {
+  return formatTimesliceFunction(value.fn, valueName);
+}
+
+const GENERIC = [
+  'average_response_time', 'calls_per_minute', 'call_count', 'min_response_time', 'max_response_time',
+  'average_exclusive_time', 'average_value', 'total_call_time_per_minute', 'requests_per_minute', 'standard_deviation',
+];
+
+interface Family {
+  readonly matches: (name: string) => boolean;
+  readonly values: readonly string[];
+  /** Values whose meaning differs for this family. */
+  readonly overrides?: Readonly<Record<string, RestValue>>;
+}
+
+/** Value names by metric family, first match wins (rest-v2 reference §3.1). */
+const FAMILIES: readonly Family[] = [
+  { matches: (n) => n === 'Apdex' || n.startsWith('Apdex/') || n === 'EndUser/Apdex' || n.startsWith('EndUser/Apdex/'),
+    values: ['s', 't', 'f', 'count', 'score', 'value', 'threshold', 'threshold_min'] },
+  { matches: (n) => n === 'Errors/all' || n.startsWith('Errors/'), values: ['errors_per_minute', 'error_count'] },
+  { matches: (n) => n === 'HttpDispatcher', values: [...GENERIC, 'average_call_time'] },
+  { matches: (n) => n === 'WebTransaction' || n === 'OtherTransaction',
+    values: ['average_call_time', 'average_response_time', 'requests_per_minute', 'call_count', 'min_call_time',
+      'max_call_time', 'total_call_time', 'throughput', 'standard_deviation'] },
+  { matches: (n) => n.startsWith('GC/'),
+    values: ['as_percentage', 'average_time', 'calls_per_minute', 'max_value', 'total_call_time_per_minute', 'utilization'] },
+  { matches: (n) => n === 'CPU/User/Utilization', values: ['percent'] },
+  // CPU time is a share of wall-clock time: the slice's seconds, not the calls, are the denominator.
+  { matches: (n) => n === 'CPU/User Time', values: ['percent', 'average_time', 'total_time', 'utilization'],
+    overrides: { percent: { name: 'percent', fn: ts.times(ts.rate(ts.sum(V), 1), 100), isCount: false, unit: 'percent' } } },
+  { matches: (n) => n.startsWith('Memory/'), values: ['used_mb_by_host', 'used_bytes_by_host', 'total_used_mb'] },
+  { matches: () => true, values: GENERIC },
+];
+
+const familyOf = (metricName: string): Family => FAMILIES.find((f) => f.matches(metricName))!;
+
+/** The value names a metric offers (the `values` list of the metric names endpoint). */
+export function valueNamesOf(metricName: string): readonly string[] {
+  return familyOf(metricName).values;
+}
+
+/** A value of a metric, or undefined when the metric does not offer it. */
+export function restValueOf(metricName: string, valueName: string): RestValue | undefined {
+  const family = familyOf(metricName);
+  if (!family.values.includes(valueName)) return undefined;
+  return family.overrides?.[valueName] ?? REST_VALUES.get(valueName);
+}

@@ -1,0 +1,71 @@
+import { aggregateKey, type AggregateCall, type OutputExpr, type Predicate, type RowExpr } from './expressions.js';
+
+/** Stored timeslices: one summary per metric per minute (and host, instance, scope). */
+export interface TimesliceSource { readonly kind: 'timeslices' }
+export type PlanSource = TimesliceSource;
+
+/**
+ * Fields of the timeslice source, by their logical names. The value fields carry NRQL's names
+ * for the parts of `newrelic.timeslice.value`, so `V['totalExclusive']` lowers to a field as is.
+ */
+export const TIMESLICE_FIELDS = [
+  'appId', 'hostId', 'instanceId', 'metricId', 'scopeId',
+  'count', 'total', 'totalExclusive', 'min', 'max', 'sumOfSquares',
+] as const;
+export type TimesliceField = (typeof TIMESLICE_FIELDS)[number];
+
+/** Begin inclusive, end exclusive, epoch milliseconds. */
+export interface TimeWindow { readonly beginMs: number; readonly endMs: number }
+
+/** Equal-width time buckets covering the window exactly: `beginMs + count × widthMs = endMs`. */
+export interface Buckets { readonly beginMs: number; readonly widthMs: number; readonly count: number }
+
+export interface PlanOutput { readonly name: string; readonly expr: OutputExpr }
+
+/**
+ * "Aggregate these rows of this account over this window, grouped by these keys (and time
+ * buckets), and derive these outputs." The one plan every surface compiles to: REST metric
+ * data builds it from the value table, NRQL from its analyzed query. The account is a field of
+ * its own, not a predicate, so no plan can leave it out.
+ */
+export interface AggregatePlan {
+  readonly kind: 'aggregate';
+  readonly source: PlanSource;
+  readonly accountId: number;
+  readonly window: TimeWindow;
+  readonly where: Predicate;
+  readonly groupBy: readonly RowExpr[];
+  readonly buckets?: Buckets;
+  readonly aggregates: readonly AggregateCall[];
+  readonly outputs: readonly PlanOutput[];
+}
+
+/** Collects aggregates for a plan, computing each distinct aggregate once. */
+export class AggregateSet {
+  private readonly calls: AggregateCall[] = [];
+  private readonly indexByKey = new Map<string, number>();
+
+  add(call: AggregateCall): number {
+    const key = aggregateKey(call);
+    let index = this.indexByKey.get(key);
+    if (index === undefined) {
+      index = this.calls.length;
+      this.calls.push(call);
+      this.indexByKey.set(key, index);
+    }
+    return index;
+  }
+
+  get all(): readonly AggregateCall[] {
+    return this.calls;
+  }
+}
+
+/** Buckets of `widthMs` covering a window whose length is a whole number of widths. */
+export function bucketsFor(window: TimeWindow, widthMs: number): Buckets {
+  const span = window.endMs - window.beginMs;
+  if (widthMs <= 0 || span <= 0 || span % widthMs !== 0) {
+    throw new Error(`window of ${span} ms is not a whole number of ${widthMs} ms buckets`);
+  }
+  return { beginMs: window.beginMs, widthMs, count: span / widthMs };
+}
