@@ -11,7 +11,7 @@ import { ensureCollectorCertificate } from './security/tls.js';
 import { BatchWriter } from './store/batch-writer.js';
 import { Catalog, type CreatedKeys } from './store/catalog.js';
 import { Database } from './store/database.js';
-import { MetricDictionary } from './store/metric-dictionary.js';
+import { MetricIndex } from './store/metric-index.js';
 
 export interface RunningServer {
   readonly apiUrl: string;
@@ -24,6 +24,8 @@ export interface RunningServer {
   readonly createdKeys: CreatedKeys | undefined;
   readonly db: Database;
   readonly catalog: Catalog;
+  /** Metric names ↔ ids, the unscoped metrics each application/host/instance reported, and when it last did. */
+  readonly metrics: MetricIndex;
   readonly writer: BatchWriter;
   readonly api: FastifyInstance;
   /** Stops accepting, waits for requests in flight, commits pending writes, closes the store. */
@@ -48,19 +50,19 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
   let writer: BatchWriter | undefined;
   let decoder: AgentDecoder | undefined;
   try {
-    const catalog = await Catalog.load(db, clock);
+    writer = new BatchWriter(db.appendConnection);
+    const metrics = await MetricIndex.load(db, writer, clock);
+    const catalog = await Catalog.load(db, clock, { metrics });
     const createdKeys = await catalog.bootstrap({
       ...(config.apiKey ? { userKey: config.apiKey } : {}),
       ...(config.licenseKey ? { licenseKey: config.licenseKey } : {}),
     });
     const keysToShow = createdKeys ?? (config.apiKey && config.licenseKey ? { userKey: config.apiKey, licenseKey: config.licenseKey } : undefined);
-    writer = new BatchWriter(db.appendConnection);
-    const dictionary = await MetricDictionary.load(db, writer);
     const tls = await ensureCollectorCertificate(config.dataDir, [config.host, ...config.certHosts]);
     decoder = config.ingestWorkers > 0 ? new WorkerDecoderPool(config.ingestWorkers) : inlineDecoder;
     let collectorPort = config.collectorPort;
     collector = buildCollector({
-      catalog, writer, dictionary, clock, logger, decoder,
+      catalog, writer, metrics, clock, logger, decoder,
       publicPort: () => collectorPort,
       eventHarvestPeriodMs: config.eventHarvestPeriodMs,
       https: { key: tls.key, cert: tls.cert },
@@ -86,7 +88,7 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
       certPath: tls.certPath,
       databasePath,
       createdKeys: keysToShow,
-      db, catalog, writer: w, api: a,
+      db, catalog, metrics, writer: w, api: a,
       close: () => (closing ??= (async () => {
         ready = false;
         await c.close();

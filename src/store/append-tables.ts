@@ -26,6 +26,9 @@ const eventCommon = { account_id: INTEGER, app_id: INTEGER, host_id: INTEGER, in
 const attributeMaps = { intrinsics: VARCHAR, user_attributes: VARCHAR, agent_attributes: VARCHAR };
 
 export const METRIC_NAMES = table('metric_names', { id: INTEGER, name: VARCHAR });
+export const METRIC_PRESENCE = table('metric_presence', {
+  account_id: INTEGER, app_id: INTEGER, host_id: INTEGER, instance_id: INTEGER, metric_id: INTEGER,
+});
 export const TIMESLICES = table('timeslices', {
   account_id: INTEGER, app_id: INTEGER, host_id: INTEGER, instance_id: INTEGER, metric_id: INTEGER, scope_id: INTEGER,
   ts: TIMESTAMP, call_count: DOUBLE, total: DOUBLE, exclusive: DOUBLE, min: DOUBLE, max: DOUBLE, sum_of_squares: DOUBLE,
@@ -57,7 +60,7 @@ export const SQL_TRACES = table('sql_traces', {
 });
 
 export const APPEND_TABLES: readonly AppendTable[] = [
-  METRIC_NAMES, TIMESLICES, TRANSACTION_EVENTS, ERROR_EVENTS, SPAN_EVENTS, CUSTOM_EVENTS, LOG_EVENTS,
+  METRIC_NAMES, METRIC_PRESENCE, TIMESLICES, TRANSACTION_EVENTS, ERROR_EVENTS, SPAN_EVENTS, CUSTOM_EVENTS, LOG_EVENTS,
   ERROR_TRACES, TRANSACTION_TRACES, SQL_TRACES,
 ];
 

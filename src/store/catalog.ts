@@ -3,6 +3,7 @@ import type { DuckDBTimestampValue, DuckDBValue } from '@duckdb/node-api';
 import { timestampValue } from './duckdb-values.js';
 import type { Clock } from '../clock.js';
 import { generateLicenseKey, generateUserKey, hashKey, keyHint } from '../security/keys.js';
+import { APPEND_TABLES } from './append-tables.js';
 import type { Database } from './database.js';
 import { Mutex } from './mutex.js';
 
@@ -10,9 +11,31 @@ export interface Account { readonly id: number; readonly name: string }
 export interface Application {
   readonly id: number;
   readonly accountId: number;
+  /** The display name; REST renames change it. */
   readonly name: string;
+  /** The name agents report under and are matched by; fixed at creation, renames leave it. */
+  readonly agentName: string;
   readonly language: string | null;
+  /** Apdex T in seconds, handed to the application's agents when they connect. */
   readonly apdexT: number;
+  /** Browser (end user) Apdex T in seconds. */
+  readonly endUserApdexT: number;
+  readonly enableRealUserMonitoring: boolean;
+  readonly useServerSideConfig: boolean;
+}
+
+/** What REST `PUT /v2/applications/{id}` may change. */
+export interface ApplicationChanges {
+  readonly name?: string;
+  readonly apdexT?: number;
+  readonly endUserApdexT?: number;
+  readonly enableRealUserMonitoring?: boolean;
+}
+
+export class ApplicationNotFoundError extends Error {
+  constructor(readonly appId: number) {
+    super(`application ${appId} does not exist`);
+  }
 }
 export interface Host { readonly id: number; readonly accountId: number; readonly appId: number; readonly name: string }
 export interface Instance {
@@ -54,6 +77,28 @@ export interface CreatedKeys { readonly userKey: string; readonly licenseKey: st
 
 /** New Relic's default server-side Apdex T for APM applications, in seconds. */
 export const DEFAULT_APDEX_T = 0.5;
+/** New Relic's default Apdex T for browser (end user) monitoring, in seconds. */
+export const DEFAULT_END_USER_APDEX_T = 7;
+
+/** What else holds an application's data in memory, for `deleteApplication` to clear. */
+export interface CatalogDeps {
+  readonly metrics?: { forgetApplication(appId: number): void };
+}
+
+/** Tables whose rows belong to an application (`app_id`): a deleted application's rows go with it. */
+const APPLICATION_DATA_TABLES = APPEND_TABLES.filter((t) => t.columns.some((c) => c.name === 'app_id')).map((t) => t.name);
+
+interface ApplicationRow {
+  id: number;
+  account_id: number;
+  name: string;
+  agent_name: string;
+  language: string | null;
+  apdex_t: number;
+  end_user_apdex_t: number;
+  enable_real_user_monitoring: boolean;
+  use_server_side_config: boolean;
+}
 
 /**
  * Accounts, keys, applications, hosts, instances and agent runs. The catalog is small, so it is
@@ -68,12 +113,20 @@ export class Catalog {
   private readonly hosts = new Map<number, Host>();
   private readonly instances = new Map<number, Instance>();
   private readonly runs = new Map<string, AgentRun>();
+  /** Data calls in progress per run, and who waits for them to end. */
+  private readonly calls = new Map<string, { count: number; ended: (() => void)[] }>();
   private nextKeyId = 1;
+  /**
+   * Highest ids handed out. Ids are never reused: a deleted application's id may still be held
+   * by REST clients and by rows in flight. Runs outlive the applications they targeted, so the
+   * runs' targets remember every id handed out.
+   */
+  private readonly highest = { app: 0, host: 0, instance: 0 };
 
-  private constructor(private readonly db: Database, private readonly clock: Clock) {}
+  private constructor(private readonly db: Database, private readonly clock: Clock, private readonly deps: CatalogDeps) {}
 
-  static async load(db: Database, clock: Clock): Promise<Catalog> {
-    const catalog = new Catalog(db, clock);
+  static async load(db: Database, clock: Clock, deps: CatalogDeps = {}): Promise<Catalog> {
+    const catalog = new Catalog(db, clock, deps);
     await catalog.reload();
     return catalog;
   }
@@ -88,26 +141,38 @@ export class Catalog {
       this.keys.set(r.key_hash, { accountId: r.account_id, kind: r.kind });
       this.nextKeyId = Math.max(this.nextKeyId, r.id + 1);
     }
-    for (const r of await this.db.all<{ id: number; account_id: number; name: string; language: string | null; apdex_t: number }>(
-      'SELECT id, account_id, name, language, apdex_t FROM applications',
+    for (const r of await this.db.all<ApplicationRow>(
+      `SELECT id, account_id, name, agent_name, language, apdex_t, end_user_apdex_t, enable_real_user_monitoring,
+         use_server_side_config FROM applications`,
     )) {
-      this.apps.set(r.id, { id: r.id, accountId: r.account_id, name: r.name, language: r.language, apdexT: r.apdex_t });
+      this.apps.set(r.id, {
+        id: r.id, accountId: r.account_id, name: r.name, agentName: r.agent_name, language: r.language, apdexT: r.apdex_t,
+        endUserApdexT: r.end_user_apdex_t, enableRealUserMonitoring: r.enable_real_user_monitoring, useServerSideConfig: r.use_server_side_config,
+      });
+      this.highest.app = Math.max(this.highest.app, r.id);
     }
     for (const r of await this.db.all<{ id: number; account_id: number; app_id: number; name: string }>(
       'SELECT id, account_id, app_id, name FROM hosts',
     )) {
       this.hosts.set(r.id, { id: r.id, accountId: r.account_id, appId: r.app_id, name: r.name });
+      this.highest.host = Math.max(this.highest.host, r.id);
     }
     for (const r of await this.db.all<{ id: number; account_id: number; app_id: number; host_id: number; pid: number | null; port: number | null }>(
       'SELECT id, account_id, app_id, host_id, pid, port FROM instances',
     )) {
       this.instances.set(r.id, { id: r.id, accountId: r.account_id, appId: r.app_id, hostId: r.host_id, pid: r.pid, port: r.port });
+      this.highest.instance = Math.max(this.highest.instance, r.id);
     }
     for (const r of await this.db.all<{ run_id: string; account_id: number; targets: string; shutdown: boolean }>(
       'SELECT run_id, account_id, targets, shutdown_at IS NOT NULL AS shutdown FROM agent_runs',
     )) {
       const targets = (JSON.parse(r.targets) as [number, number, number][]).map(([appId, hostId, instanceId]) => ({ appId, hostId, instanceId }));
       this.runs.set(r.run_id, { runId: r.run_id, accountId: r.account_id, targets, shutdown: r.shutdown });
+      for (const t of targets) {
+        this.highest.app = Math.max(this.highest.app, t.appId);
+        this.highest.host = Math.max(this.highest.host, t.hostId);
+        this.highest.instance = Math.max(this.highest.instance, t.instanceId);
+      }
     }
   }
 
@@ -206,6 +271,97 @@ export class Catalog {
     });
   }
 
+  /**
+   * Changes an application's display name and settings, written through. A changed Apdex T is
+   * what its agents receive when they next connect. A rename leaves the name agents report
+   * under: they keep landing in this application.
+   */
+  async updateApplication(id: number, changes: ApplicationChanges): Promise<Application> {
+    const name = changes.name?.trim();
+    if (name !== undefined && (name === '' || name.length > 255)) throw new RangeError('an application name is 1 to 255 characters');
+    for (const [field, value] of [['apdexT', changes.apdexT], ['endUserApdexT', changes.endUserApdexT]] as const) {
+      if (value !== undefined && !(Number.isFinite(value) && value > 0)) throw new RangeError(`${field} must be a positive number of seconds`);
+    }
+    return this.mutex.run(async () => {
+      const app = this.apps.get(id);
+      if (!app) throw new ApplicationNotFoundError(id);
+      const updated: Application = {
+        ...app,
+        name: name ?? app.name,
+        apdexT: changes.apdexT ?? app.apdexT,
+        endUserApdexT: changes.endUserApdexT ?? app.endUserApdexT,
+        enableRealUserMonitoring: changes.enableRealUserMonitoring ?? app.enableRealUserMonitoring,
+      };
+      await this.exec(
+        'UPDATE applications SET name = $1, apdex_t = $2, end_user_apdex_t = $3, enable_real_user_monitoring = $4 WHERE id = $5',
+        [updated.name, updated.apdexT, updated.endUserApdexT, updated.enableRealUserMonitoring, id],
+      );
+      this.apps.set(id, updated);
+      return updated;
+    });
+  }
+
+  /**
+   * Marks a data call in progress on a run, until the returned function is called: a deletion
+   * waits for the calls on the runs it shuts down, so none of their rows lands after it.
+   */
+  holdRun(runId: string): () => void {
+    let calls = this.calls.get(runId);
+    if (!calls) {
+      calls = { count: 0, ended: [] };
+      this.calls.set(runId, calls);
+    }
+    const held = calls;
+    held.count++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      if (--held.count > 0) return;
+      this.calls.delete(runId);
+      for (const resolve of held.ended) resolve();
+    };
+  }
+
+  /**
+   * Deletes an application with all its data: hosts, instances, metric presence, timeslices,
+   * events and traces, in one transaction. Every run targeting it is shut down first, so its
+   * agents' next data call is refused (409) and they reconnect, creating a new application;
+   * data calls already in progress on those runs finish before the delete. Whether the
+   * application may be deleted (it stopped reporting) is the caller's decision.
+   */
+  async deleteApplication(id: number): Promise<void> {
+    await this.mutex.run(async () => {
+      if (!this.apps.has(id)) throw new ApplicationNotFoundError(id);
+      const runs = [...this.runs.values()].filter((r) => r.targets.some((t) => t.appId === id));
+      const active = runs.filter((r) => !r.shutdown);
+      // In memory first, in the same turn: from here on, data calls on these runs are refused.
+      for (const run of active) this.runs.set(run.runId, { ...run, shutdown: true });
+      for (const run of active) await this.exec('UPDATE agent_runs SET shutdown_at = $1 WHERE run_id = $2', [this.now(), run.runId]);
+      await Promise.all(runs.map((run) => this.callsEnded(run.runId)));
+      const conn = this.db.catalogConnection;
+      await conn.run('BEGIN TRANSACTION');
+      try {
+        for (const table of APPLICATION_DATA_TABLES) await conn.run(`DELETE FROM ${table} WHERE app_id = $1`, [id]);
+        for (const table of ['instances', 'hosts']) await conn.run(`DELETE FROM ${table} WHERE app_id = $1`, [id]);
+        await conn.run('DELETE FROM applications WHERE id = $1', [id]);
+        await conn.run('COMMIT');
+      } catch (error) {
+        await conn.run('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+      this.apps.delete(id);
+      for (const [hostId, host] of this.hosts) if (host.appId === id) this.hosts.delete(hostId);
+      for (const [instanceId, instance] of this.instances) if (instance.appId === id) this.instances.delete(instanceId);
+      this.deps.metrics?.forgetApplication(id);
+    });
+  }
+
+  private callsEnded(runId: string): Promise<void> {
+    const calls = this.calls.get(runId);
+    return calls ? new Promise((resolve) => calls.ended.push(resolve)) : Promise.resolve();
+  }
+
   async shutdownRun(runId: string): Promise<void> {
     const run = this.runs.get(runId);
     if (!run || run.shutdown) return;
@@ -215,11 +371,25 @@ export class Catalog {
     });
   }
 
-  private async findOrCreateApplication(accountId: number, name: string, language: string | null): Promise<Application> {
-    const existing = [...this.apps.values()].find((a) => a.accountId === accountId && a.name === name);
-    if (existing) return existing;
-    const app: Application = { id: this.nextId(this.apps), accountId, name, language, apdexT: DEFAULT_APDEX_T };
-    await this.exec('INSERT INTO applications VALUES ($1, $2, $3, $4, $5, $6)', [app.id, accountId, name, language, app.apdexT, this.now()]);
+  /** Agents are matched by the name they report under, not the display name (which REST may change). */
+  private async findOrCreateApplication(accountId: number, agentName: string, language: string | null): Promise<Application> {
+    const existing = [...this.apps.values()].find((a) => a.accountId === accountId && a.agentName === agentName);
+    if (existing && (existing.language !== null || language === null)) return existing;
+    if (existing) {
+      await this.exec('UPDATE applications SET language = $1 WHERE id = $2', [language, existing.id]);
+      const updated = { ...existing, language };
+      this.apps.set(existing.id, updated);
+      return updated;
+    }
+    const app: Application = {
+      id: ++this.highest.app, accountId, name: agentName, agentName, language, apdexT: DEFAULT_APDEX_T,
+      endUserApdexT: DEFAULT_END_USER_APDEX_T, enableRealUserMonitoring: false, useServerSideConfig: false,
+    };
+    await this.exec(
+      `INSERT INTO applications (id, account_id, name, agent_name, language, apdex_t, end_user_apdex_t, enable_real_user_monitoring,
+         use_server_side_config, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+      [app.id, accountId, app.name, agentName, language, app.apdexT, app.endUserApdexT, app.enableRealUserMonitoring, app.useServerSideConfig, this.now()],
+    );
     this.apps.set(app.id, app);
     return app;
   }
@@ -227,7 +397,7 @@ export class Catalog {
   private async findOrCreateHost(app: Application, name: string, displayName: string | null): Promise<Host> {
     const existing = [...this.hosts.values()].find((h) => h.appId === app.id && h.name === name);
     if (existing) return existing;
-    const host: Host = { id: this.nextId(this.hosts), accountId: app.accountId, appId: app.id, name };
+    const host: Host = { id: ++this.highest.host, accountId: app.accountId, appId: app.id, name };
     await this.exec('INSERT INTO hosts VALUES ($1, $2, $3, $4, $5, $6)', [host.id, app.accountId, app.id, name, displayName, this.now()]);
     this.hosts.set(host.id, host);
     return host;
@@ -239,18 +409,12 @@ export class Catalog {
       (i) => i.appId === app.id && i.hostId === host.id && i.pid === facts.pid && i.port === facts.port,
     );
     if (existing) return existing;
-    const instance: Instance = { id: this.nextId(this.instances), accountId: app.accountId, appId: app.id, hostId: host.id, pid: facts.pid, port: facts.port };
+    const instance: Instance = { id: ++this.highest.instance, accountId: app.accountId, appId: app.id, hostId: host.id, pid: facts.pid, port: facts.port };
     await this.exec('INSERT INTO instances VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)', [
       instance.id, app.accountId, app.id, host.id, facts.pid, facts.port, facts.language, facts.agentVersion, this.now(),
     ]);
     this.instances.set(instance.id, instance);
     return instance;
-  }
-
-  private nextId(map: Map<number, unknown>): number {
-    let max = 0;
-    for (const id of map.keys()) max = Math.max(max, id);
-    return max + 1;
   }
 
   private now(): DuckDBTimestampValue {

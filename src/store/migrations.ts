@@ -167,4 +167,40 @@ CREATE TABLE sql_traces (${AGENT_EVENT_COMMON},
 );
 `,
   },
+  {
+    version: 2,
+    name: 'application settings and reporting name; metric presence',
+    sql: `
+-- name is the display name (REST renames it); agent_name is the name agents report under and are
+-- matched by, fixed when the application is created. The table is rebuilt rather than altered:
+-- DuckDB refuses to commit an UPDATE of a stored table altered in the same transaction.
+CREATE TABLE applications_v2 (
+  id INTEGER NOT NULL,
+  account_id INTEGER NOT NULL,
+  name VARCHAR NOT NULL,
+  agent_name VARCHAR NOT NULL,
+  language VARCHAR,
+  apdex_t DOUBLE NOT NULL,
+  end_user_apdex_t DOUBLE NOT NULL DEFAULT 7,
+  enable_real_user_monitoring BOOLEAN NOT NULL DEFAULT false,
+  use_server_side_config BOOLEAN NOT NULL DEFAULT false,
+  created_at TIMESTAMP NOT NULL
+);
+INSERT INTO applications_v2 (id, account_id, name, agent_name, language, apdex_t, created_at)
+  SELECT id, account_id, name, name, language, apdex_t, created_at FROM applications;
+DROP TABLE applications;
+ALTER TABLE applications_v2 RENAME TO applications;
+-- Every unscoped metric ever stored per app, host and instance: REST lists metric names and
+-- tells "no data in the window" from "never reported" without scanning timeslices.
+CREATE TABLE metric_presence (
+  account_id INTEGER NOT NULL,
+  app_id INTEGER NOT NULL,
+  host_id INTEGER NOT NULL,
+  instance_id INTEGER NOT NULL,
+  metric_id INTEGER NOT NULL
+);
+INSERT INTO metric_presence
+  SELECT DISTINCT account_id, app_id, host_id, instance_id, metric_id FROM timeslices WHERE scope_id = 0;
+`,
+  },
 ];

@@ -4,7 +4,7 @@ import { deflateSync } from 'node:zlib';
 import { CollectorError } from '../../src/ingest/agent/collector-error.js';
 import {
   customEventRows, decodeTrace, errorEventRows, errorTraceRows, logEventRows, metricsOf, parseMetricData,
-  spanEventRows, sqlTraceRows, timesliceRows, transactionEventRows, transactionTraceRows, type IngestContext,
+  spanEventRows, sqlTraceRows, timesliceRows, transactionEventRows, transactionTraceRows, unscopedNames, type IngestContext,
 } from '../../src/ingest/agent/payloads.js';
 import { rowObjects, type RowObject } from '../helpers/rows.js';
 import { decodedTraceSample, sample } from '../helpers/samples.js';
@@ -146,6 +146,18 @@ test('metric_data: the harvest minute is the minute holding the middle of the ha
   assert.equal(minuteOf(['run', begin, begin + 180, [[{ name: 'X' }, [1, 1, 1, 1, 1, 1]]]]), Date.UTC(2026, 0, 1, 10, 2));
   // Java sends integer seconds and the envelope may come without the run id.
   assert.equal(minuteOf([begin, begin + 60, [[{ name: 'X' }, [1, 1, 1, 1, 1, 1]]]]), Date.UTC(2026, 0, 1, 10, 1));
+});
+
+test('metric_data: the unscoped names are those reported without a scope, in order of first appearance', () => {
+  const p = parseMetricData(['r', 100, 160, [
+    [{ name: 'Datastore/statement/Postgres/users/select', scope: 'WebTransaction/Expressjs/GET//a' }, [1, 1, 1, 1, 1, 1]],
+    [{ name: 'WebTransaction/Expressjs/GET//a' }, [1, 1, 1, 1, 1, 1]],
+    [{ name: 'HttpDispatcher', scope: null }, [1, 1, 1, 1, 1, 1]],
+    [{ name: 'External/all', scope: '' }, [1, 1, 1, 1, 1, 1]],
+    [{ name: 'HttpDispatcher' }, [1, 1, 1, 1, 1, 1]],
+  ]]);
+  assert.deepEqual(unscopedNames(p), ['WebTransaction/Expressjs/GET//a', 'HttpDispatcher', 'External/all']);
+  assert.deepEqual(unscopedNames(parseMetricData(['r', 100, 160, []])), []);
 });
 
 test('metric_data: a null scope is unscoped; an empty metric list is no rows', () => {

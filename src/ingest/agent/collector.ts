@@ -5,12 +5,12 @@ import type { Clock } from '../../clock.js';
 import { entityGuid } from '../../domain/entity-guid.js';
 import { StoreBusyError, type BatchWriter, type WriteTicket } from '../../store/batch-writer.js';
 import type { AgentRun, Catalog, ConnectFacts } from '../../store/catalog.js';
-import type { MetricDictionary } from '../../store/metric-dictionary.js';
+import type { MetricIndex } from '../../store/metric-index.js';
 import { CollectorError, malformed } from './collector-error.js';
 import { decodeAgentBody } from './decode-body.js';
 import type { AgentDecoder } from './agent-decoder.js';
 import { STORED_METHODS, type DecodedCall } from './decode-call.js';
-import { timesliceRows, type IngestContext } from './payloads.js';
+import { timesliceRows, unscopedNames, type IngestContext } from './payloads.js';
 
 export const PROTOCOL_VERSION = 17;
 /** The agents' own default for `max_payload_size_in_bytes`, measured on the wire (compressed). */
@@ -19,7 +19,8 @@ export const MAX_PAYLOAD_BYTES = 1_000_000;
 export interface CollectorDeps {
   readonly catalog: Catalog;
   readonly writer: BatchWriter;
-  readonly dictionary: MetricDictionary;
+  /** Metric names → ids, and which metrics each application reports: written with the timeslices. */
+  readonly metrics: MetricIndex;
   /** Where bodies of data calls are inflated, parsed and converted (a worker pool in the service). */
   readonly decoder: AgentDecoder;
   readonly clock: Clock;
@@ -135,13 +136,16 @@ export function buildCollector(deps: CollectorDeps): FastifyInstance {
         throw new CollectorError(409, runId ? `run ${runId} is not active: reconnect` : 'run_id is required after connect', 'NewRelic::Agent::ForceRestartException');
       }
       const ctx = { accountId, targets: run.targets, receivedAt };
-      const ticket = STORED_METHODS.has(method) ? deps.writer.announce() : undefined;
+      const stores = STORED_METHODS.has(method);
+      const ticket = stores ? deps.writer.announce() : undefined;
+      const release = stores ? deps.catalog.holdRun(run.runId) : undefined;
       try {
         const decoded = await deps.decoder.decode({ method, body: raw, contentEncoding: request.headers['content-encoding'], ctx });
         if (method === 'shutdown') await deps.catalog.shutdownRun(run.runId);
         else await store(decoded, ctx, deps, ticket);
       } finally {
         ticket?.release();
+        release?.();
       }
       return { return_value: EMPTY_LIST_METHODS.has(method) ? [] : null };
     },
@@ -158,7 +162,11 @@ async function store(decoded: DecodedCall, ctx: IngestContext, deps: CollectorDe
       return deps.writer.write(decoded.rows, ticket);
     case 'metric_data': {
       const payload = decoded.payload;
-      return deps.dictionary.write(payload.names, (ids) => [timesliceRows(payload, ctx, ids)], ticket);
+      return deps.metrics.write(
+        { names: payload.names, unscoped: unscopedNames(payload), accountId: ctx.accountId, targets: ctx.targets },
+        (ids) => [timesliceRows(payload, ctx, ids)],
+        ticket,
+      );
     }
   }
 }

@@ -141,6 +141,13 @@ export function metricsOf(payload: MetricDataPayload): { name: string; scope: st
   });
 }
 
+/** The names the harvest reports as unscoped metrics (scoped ones repeat them per transaction). */
+export function unscopedNames(payload: MetricDataPayload): string[] {
+  const unscoped = new Uint8Array(payload.names.length);
+  for (let i = 0; i < payload.nameIndex.length; i++) if (payload.scopeIndex[i]! < 0) unscoped[payload.nameIndex[i]!] = 1;
+  return payload.names.filter((_, i) => unscoped[i] === 1);
+}
+
 export function timesliceRows(payload: MetricDataPayload, ctx: IngestContext, ids: ReadonlyMap<string, number>): Rows {
   const rows = new Rows(TIMESLICES);
   const ts = harvestMinute(payload.beginMs, payload.endMs);
