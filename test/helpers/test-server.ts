@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resolveServeConfig, type ServeConfig } from '../../src/config.js';
-import { startServer, type RunningServer } from '../../src/server.js';
+import { startServer, type RunningServer, type StartOptions } from '../../src/server.js';
 
 /** The fake 40-character license key the lab agent used: the samples carry it in their query strings. */
 export const TEST_LICENSE_KEY = '0123456789abcdef0123456789abcdef01234567';
@@ -23,7 +23,7 @@ export interface TestServer {
  * A real server on 127.0.0.1 with both listeners on free ports and its data in a fresh temp
  * directory, keyed with TEST_LICENSE_KEY / TEST_API_KEY through the environment.
  */
-export async function startTestServer(env: NodeJS.ProcessEnv = {}): Promise<TestServer> {
+export async function startTestServer(env: NodeJS.ProcessEnv = {}, options: StartOptions = {}): Promise<TestServer> {
   const dataDir = await mkdtemp(join(tmpdir(), 'timeslice-test-'));
   const config = resolveServeConfig(
     { host: '127.0.0.1', port: '0', 'collector-port': '0', data: dataDir },
@@ -37,7 +37,7 @@ export async function startTestServer(env: NodeJS.ProcessEnv = {}): Promise<Test
   );
   let server: RunningServer | undefined;
   try {
-    server = await startServer(config);
+    server = await startServer(config, options);
   } catch (error) {
     await rm(dataDir, { recursive: true, force: true });
     throw error;
@@ -53,7 +53,7 @@ export async function startTestServer(env: NodeJS.ProcessEnv = {}): Promise<Test
     async restart() {
       if (running) await running.close();
       running = undefined;
-      running = await startServer(config);
+      running = await startServer(config, options);
       return running;
     },
     async stop() {
