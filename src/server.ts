@@ -11,6 +11,7 @@ import { ensureCollectorCertificate } from './security/tls.js';
 import { BatchWriter } from './store/batch-writer.js';
 import { Catalog, type CreatedKeys } from './store/catalog.js';
 import { Database } from './store/database.js';
+import { DuckDbPlanExecutor } from './store/plan-executor.js';
 import { MetricIndex } from './store/metric-index.js';
 
 export interface RunningServer {
@@ -48,6 +49,7 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
   let collector: FastifyInstance | undefined;
   let api: FastifyInstance | undefined;
   let writer: BatchWriter | undefined;
+  let executor: DuckDbPlanExecutor | undefined;
   let decoder: AgentDecoder | undefined;
   try {
     writer = new BatchWriter(db.appendConnection);
@@ -67,7 +69,8 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
       eventHarvestPeriodMs: config.eventHarvestPeriodMs,
       https: { key: tls.key, cert: tls.cert },
     });
-    api = buildApiApp({ catalog, ready: () => ready, logger });
+    executor = new DuckDbPlanExecutor(db);
+    api = await buildApiApp({ catalog, metrics, executor, clock, ready: () => ready, logger });
     await collector.listen({ host: config.host, port: config.collectorPort });
     collectorPort = (collector.server.address() as { port: number }).port;
     await api.listen({ host: config.host, port: config.port });
@@ -93,6 +96,7 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
         ready = false;
         await c.close();
         await a.close();
+        executor?.close();
         await d.close();
         await w.close();
         await db.close();
@@ -101,6 +105,7 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
   } catch (error) {
     await collector?.close().catch(() => undefined);
     await api?.close().catch(() => undefined);
+    executor?.close();
     await decoder?.close().catch(() => undefined);
     await writer?.close().catch(() => undefined);
     await db.close().catch(() => undefined);

@@ -1,16 +1,28 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Clock } from '../clock.js';
 import type { Catalog } from '../store/catalog.js';
+import type { MetricIndex } from '../store/metric-index.js';
+import type { PlanExecutor } from '../store/plan-executor.js';
 import { fastifyBaseOptions } from './fastify-options.js';
+import { registerApplicationRoutes } from './rest/application-routes.js';
+import { registerMetricRoutes } from './rest/metric-routes.js';
+import { registerFormBodyParser } from './rest/rest-params.js';
+import { restV2Plugin } from './rest/rest-plugin.js';
 
 export interface ApiDeps {
   readonly catalog: Catalog;
+  readonly metrics: MetricIndex;
+  readonly executor: PlanExecutor;
+  readonly clock: Clock;
   /** True once the store is open and both listeners accept connections. */
   readonly ready: () => boolean;
   readonly logger?: FastifyBaseLogger;
+  /** REST v2 requests per minute per API key (New Relic's 1000 when not given). */
+  readonly restRateLimitPerMinute?: number;
 }
 
-/** The HTTP API: health now; REST v2, GraphQL and the UI register here as plugins. */
-export function buildApiApp(deps: ApiDeps): FastifyInstance {
+/** The HTTP API: health, REST v2; GraphQL and the UI register here as plugins. */
+export async function buildApiApp(deps: ApiDeps): Promise<FastifyInstance> {
   const app = Fastify(fastifyBaseOptions(deps.logger)) as unknown as FastifyInstance;
 
   app.get('/healthz', async (_request, reply) => {
@@ -22,7 +34,17 @@ export function buildApiApp(deps: ApiDeps): FastifyInstance {
     name: 'Timeslice',
     description: 'Self-hosted APM service speaking the New Relic agent protocol, REST API v2 and NerdGraph.',
     health: '/healthz',
+    rest: '/v2/applications.json',
   }));
+
+  registerFormBodyParser(app);
+  await app.register(restV2Plugin({
+    catalog: deps.catalog,
+    clock: deps.clock,
+    ...(deps.restRateLimitPerMinute !== undefined ? { rateLimitPerMinute: deps.restRateLimitPerMinute } : {}),
+  }));
+  registerApplicationRoutes(app, deps);
+  registerMetricRoutes(app, deps);
 
   app.setNotFoundHandler((request, reply) => {
     reply.code(404).send({ error: { title: `Route ${request.method}:${request.url.split('?')[0]} not found` } });
