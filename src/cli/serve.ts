@@ -26,6 +26,9 @@ export function describeServer(server: RunningServer): string {
     'Point a New Relic agent here with:',
     ...Object.entries(agentEnvironment(server, keys?.licenseKey)).map(([k, v]) => `  export ${k}=${shellQuote(v)}`),
     '',
+    'Read it back with REST API v2, e.g.:',
+    `  curl -s ${server.apiUrl}/v2/applications.json -H 'X-Api-Key: ${keys?.userKey ?? '<user API key>'}'`,
+    '',
   ];
   return lines.join('\n');
 }
