@@ -110,6 +110,7 @@ export async function demoCommand(config: ServeConfig, durationSeconds: number):
     const stats = await watch.stats();
     say('');
     say(summary(Date.now() - startedAt, driver, stats, watch, server, config));
+    if (watch.appId !== undefined) say(await restHeadline(server, config, watch.appId, startedAt));
     return 0;
   } catch (error) {
     if (!(error instanceof DemoError)) throw error;
@@ -477,11 +478,41 @@ function whereToLook(server: RunningServer, config: ServeConfig, appId: number):
     'Where to look:',
     `  The data stay in ${server.databasePath}. Serve them again with`,
     `    ${serve}`,
-    `  The API will answer at ${base}. REST v2 metric data (for example`,
-    `    curl -H 'X-Api-Key: ${userKey}' '${base}/v2/applications/${appId}/metrics/data.json?names[]=HttpDispatcher&summarize=true')`,
-    `  and NRQL are being built next; today the data can be read with DuckDB once the service is stopped.`,
+    `  The API will answer at ${base}, for example REST v2 metric data:`,
+    `    curl -H 'X-Api-Key: ${userKey}' '${base}/v2/applications/${appId}/metrics/data.json?names[]=HttpDispatcher&summarize=true'`,
     `  The agent's own log is ${agentLogPath(config)}.`,
   ];
+}
+
+/**
+ * The run's Apdex and response time as REST v2 reports them, read through the service's own API
+ * (in-process), with the NRQL each number equals.
+ */
+async function restHeadline(server: RunningServer, config: ServeConfig, appId: number, startedAt: number): Promise<string> {
+  const userKey = config.apiKey ?? server.createdKeys?.userKey;
+  if (!userKey) return '';
+  const from = new Date(Math.floor(startedAt / 60_000) * 60_000 - 60_000).toISOString();
+  const to = new Date(Math.floor(Date.now() / 60_000) * 60_000 + 60_000).toISOString();
+  const url = `/v2/applications/${appId}/metrics/data.json?names[]=Apdex&names[]=HttpDispatcher&names[]=WebFrontend/QueueTime` +
+    `&values[]=score&values[]=call_count&values[]=average_call_time&values[]=average_response_time&summarize=true&from=${from}&to=${to}`;
+  const reply = await server.api.inject({ method: 'GET', url, headers: { 'x-api-key': userKey } });
+  if (reply.statusCode !== 200) return `REST v2 answered ${reply.statusCode}: ${reply.body}\n`;
+  type Metric = { name: string; timeslices: { values: Record<string, number> }[] };
+  const metrics = (JSON.parse(reply.body) as { metric_data: { metrics: Metric[] } }).metric_data.metrics;
+  const values = (name: string) => metrics.find((m) => m.name === name)?.timeslices[0]?.values ?? {};
+  const web = values('HttpDispatcher');
+  const queue = values('WebFrontend/QueueTime');
+  const calls = web.call_count ?? 0;
+  const responseTime = (web.average_call_time ?? 0) + (calls > 0 ? ((queue.call_count ?? 0) * (queue.average_response_time ?? 0)) / calls : 0);
+  const nrql = reply.headers['x-timeslice-nrql'];
+  const first = Array.isArray(nrql) ? nrql[0] : nrql;
+  return [
+    'REST v2 over the complete minutes of this run (GET …/metrics/data.json, summarize=true; the current minute is still open):',
+    `  Apdex score ${values('Apdex').score ?? 0}; response time ${Math.round(responseTime * 10) / 10} ms ` +
+      `(HttpDispatcher ${web.average_call_time ?? 0} ms + queue time spread over ${calls} requests)`,
+    ...(first ? [`  The same numbers in NRQL (X-Timeslice-NRQL): ${first}`] : []),
+    '',
+  ].join('\n');
 }
 
 function num(n: number): string {
