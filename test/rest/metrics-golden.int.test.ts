@@ -100,16 +100,13 @@ describe('GET …/metrics/data', () => {
     await golden(s.ts, 'metrics/data-summarize-xml', 'GET', `${app()}/metrics/data.xml?${query}`);
   });
 
-  it(
-    'average_exclusive_time is 1000 · Σexclusive / Σcount over the slice (reference §5.2)',
-    { todo: 'BUG: averages the per-harvest ratios instead (265 ms, not 179 ms); see the report' },
-    async () => {
-      const reply = await rest(s.ts, 'GET', `${app()}/metrics/data.json?names[]=HttpDispatcher&values[]=average_exclusive_time&summarize=true`);
-      // 21.5 s exclusive over 120 calls = 179.2 ms. Row by row the ratios are 0.15 (×5), 0.1 (×3) and 0.8 (×2),
-      // whose plain mean is 0.265: the answer would change with how agents split their harvests.
-      assert.equal(valuesOf(reply, 'HttpDispatcher')[0]!.average_exclusive_time, 179);
-    },
-  );
+  it("average_exclusive_time is the spec's average(V['totalExclusive'] / V['count']) * 1000: the mean of the harvests' ratios", async () => {
+    const reply = await rest(s.ts, 'GET', `${app()}/metrics/data.json?names[]=HttpDispatcher&values[]=average_exclusive_time&summarize=true`);
+    // Harvest by harvest the ratios are 0.15 (×5), 0.1 (×3) and 0.8 (×2): their mean is 0.265 s. The pooled
+    // 21.5 s / 120 calls = 179 ms is what NRQL's average(V, exclusiveTime: true) gives; spec §4.5 maps the REST
+    // value to the per-point form, and REST must equal its NRQL (docs/rest-api.md).
+    assert.equal(valuesOf(reply, 'HttpDispatcher')[0]!.average_exclusive_time, 265);
+  });
 
   it('from/to with %2B and non-UTC offsets answer in UTC; period coarsens the series', async () => {
     const url = `${app()}/metrics/data.json?names[]=HttpDispatcher&from=2024-03-05T16:20:00%2B02:00&to=2024-03-05T09:30:00-05:00&period=300`

@@ -181,14 +181,10 @@ describe('422: paging and list parameters', () => {
     ]);
   });
 
-  it(
-    'exclude_links must be a boolean: 422',
-    { todo: 'BUG: 500 Internal server error (the ParamError from RestParams.bool escapes the list route)' },
-    async () => {
-      const reply = await rest(s.ts, 'GET', '/v2/applications.json?exclude_links=maybe');
-      assertErrorShape(reply, 422);
-    },
-  );
+  it('exclude_links must be a boolean: 422', async () => {
+    const reply = await rest(s.ts, 'GET', '/v2/applications.json?exclude_links=maybe');
+    assertErrorShape(reply, 422);
+  });
 });
 
 describe('PUT bodies', () => {

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Clock } from '../../clock.js';
 import { valueNamesOf } from '../../domain/aggregate/rest-values.js';
-import { resolveMetricWindow, WindowError } from '../../domain/time/rest-window.js';
+import { resolveMetricWindow } from '../../domain/time/rest-window.js';
 import type { Application, Catalog } from '../../store/catalog.js';
 import type { MetricIndex, MetricScope as IndexScope } from '../../store/metric-index.js';
 import type { PlanExecutor } from '../../store/plan-executor.js';
@@ -44,23 +44,15 @@ export function registerMetricRoutes(app: FastifyInstance, deps: MetricRouteDeps
   ];
   for (const [base, scopeOf] of bases) {
     restRoute(app, 'GET', `${base}/metrics`, async (request, ctx) =>
-      withParams(request, (params) => metricNames(deps, scopeOf(request, ctx), params)),
+      metricNames(deps, scopeOf(request, ctx), paramsOf(request)),
     );
     restRoute(app, 'GET', `${base}/metrics/data`, async (request, ctx) =>
-      withParams(request, (params) => metricData(deps, ctx, scopeOf(request, ctx), params)),
+      metricData(deps, ctx, scopeOf(request, ctx), paramsOf(request)),
     );
   }
 }
 
-/** Parameter and window problems are the caller's to fix: 422 with the parameter named. */
-async function withParams<T>(request: FastifyRequest, run: (params: RestParams) => Promise<T> | T): Promise<T> {
-  try {
-    return await run(RestParams.from(request.query, request.body));
-  } catch (error) {
-    if (error instanceof ParamError || error instanceof WindowError) throw RestError.unprocessable(error.message);
-    throw error;
-  }
-}
+const paramsOf = (request: FastifyRequest) => RestParams.from(request.query, request.body);
 
 function metricNames(deps: MetricRouteDeps, scope: MetricScope, params: RestParams) {
   const filter = params.one('name');

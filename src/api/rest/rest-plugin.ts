@@ -4,7 +4,9 @@ import { hashKey } from '../../security/keys.js';
 import type { Catalog } from '../../store/catalog.js';
 import { linkHeader } from './link-header.js';
 import { RateLimiter } from './rate-limit.js';
+import { WindowError } from '../../domain/time/rest-window.js';
 import { RestError } from './rest-error.js';
+import { ParamError } from './rest-params.js';
 import { toXml, xmlDocument } from './xml.js';
 
 export type RestFormat = 'json' | 'xml';
@@ -170,6 +172,8 @@ function dropEmptyBodyContentType(request: FastifyRequest): void {
 
 function asRestError(error: unknown, request: FastifyRequest): RestError {
   if (error instanceof RestError) return error;
+  // A parameter or time window the caller got wrong, wherever a route read it.
+  if (error instanceof ParamError || error instanceof WindowError) return RestError.unprocessable(error.message);
   const { code, statusCode, message } = (error ?? {}) as Partial<FastifyError>;
   if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') return RestError.tooLarge(REST_BODY_LIMIT);
   if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
