@@ -1,12 +1,17 @@
 /**
  * Runs the benchmarks: `npm run bench` runs all of them, `npm run bench -- <name> …` the named
- * ones. Options: `--seconds=N`, `--agents=N`, `--harvests=N` (distinct harvests per agent),
- * `--raw=chunk-typed,chunk-values,row-wise,chunk-typed-txn`,
- * `--keep` (keep the data directory), `--json` (print the results as JSON as well).
+ * ones. Options of `ingest-metric-data`: `--seconds=N`, `--agents=N`, `--harvests=N` (distinct
+ * harvests per agent), `--raw=chunk-typed,chunk-values,row-wise,chunk-typed-txn`, `--keep` (keep
+ * the data directory). Options of `rest-metric-data`: `--iterations=N`, `--warmup=N`,
+ * `--cases=30m,24h,7d`, `--variants=…|all`, `--apps=N`, `--hosts=N`, `--days=N` (the fixture's
+ * shape), `--rebuild`, `--explain`. `--json` prints the results as JSON as well.
  */
 import {
   DEFAULT_INGEST_OPTIONS, RAW_METHODS, formatIngestResult, runIngestMetricData, type IngestBenchOptions, type RawMethod,
 } from './ingest-metric-data.js';
+import {
+  CASES, DEFAULT_REST_OPTIONS, VARIANTS, formatRestResult, runRestMetricData, type CaseLabel, type RestBenchOptions, type Variant,
+} from './rest-metric-data.js';
 
 interface Flags {
   readonly names: string[];
@@ -47,6 +52,34 @@ const BENCHES: Record<string, (flags: Flags) => Promise<unknown>> = {
     };
     const result = await runIngestMetricData(options);
     console.log(formatIngestResult(result));
+    return result;
+  },
+  'rest-metric-data': async (flags) => {
+    const labels = CASES.map((c) => c.label);
+    const cases = flags.values.get('cases')?.split(',').filter(Boolean) as CaseLabel[] | undefined;
+    const unknownCases = cases?.filter((c) => !labels.includes(c)) ?? [];
+    if (unknownCases.length > 0) throw new Error(`unknown case ${unknownCases.join(', ')}; known: ${labels.join(', ')}`);
+    const variantFlag = flags.values.get('variants');
+    const variants = variantFlag === 'all' ? [...VARIANTS] : variantFlag?.split(',').filter(Boolean) as Variant[] | undefined;
+    const unknownVariants = variants?.filter((v) => !VARIANTS.includes(v)) ?? [];
+    if (unknownVariants.length > 0) throw new Error(`unknown variant ${unknownVariants.join(', ')}; known: ${VARIANTS.join(', ')} (or all)`);
+    const shape = DEFAULT_REST_OPTIONS.shape;
+    const options: RestBenchOptions = {
+      ...DEFAULT_REST_OPTIONS,
+      iterations: Math.round(positive(flags, 'iterations', DEFAULT_REST_OPTIONS.iterations)),
+      warmup: Math.round(positive(flags, 'warmup', DEFAULT_REST_OPTIONS.warmup)),
+      shape: {
+        apps: Math.round(positive(flags, 'apps', shape.apps)),
+        hostsPerApp: Math.round(positive(flags, 'hosts', shape.hostsPerApp)),
+        days: Math.round(positive(flags, 'days', shape.days)),
+      },
+      rebuild: flags.values.has('rebuild'),
+      explain: flags.values.has('explain'),
+      ...(cases ? { cases } : {}),
+      ...(variants ? { variants } : {}),
+    };
+    const result = await runRestMetricData(options);
+    console.log(formatRestResult(result));
     return result;
   },
 };
