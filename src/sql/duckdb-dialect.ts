@@ -16,7 +16,7 @@ export const duckdbDialect: Dialect = {
       default: return assertNever(fn);
     }
   },
-  // epoch_ms of a TIMESTAMP is a BIGINT; the parameters bind as BIGINT too, so `//` stays integral.
+  // epoch_ms of a TIMESTAMP is a BIGINT; the executor binds whole-number parameters as BIGINT, so `//` stays integral.
   bucketIndex: (timeSql, beginMsSql, widthMsSql) => `CAST((epoch_ms(${timeSql}) - ${beginMsSql}) // ${widthMsSql} AS INTEGER)`,
   divide: (left, right) => `(${left} / NULLIF(${right}, 0))`,
 };
