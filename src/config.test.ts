@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { resolve } from 'node:path';
-import { ConfigError, resolveServeConfig } from './config.js';
+import { ConfigError, defaultMemoryLimit, resolveServeConfig } from './config.js';
 
 test('defaults', () => {
   const c = resolveServeConfig({}, {});
@@ -27,4 +27,10 @@ test('environment variables, and flags over them', () => {
 test('bad ports are configuration errors with a message naming the flag', () => {
   assert.throws(() => resolveServeConfig({ port: 'http' }, {}), (e: unknown) => e instanceof ConfigError && /--port must be a port number/.test(e.message));
   assert.throws(() => resolveServeConfig({}, { TIMESLICE_COLLECTOR_PORT: '70000' }), /--collector-port must be a port number/);
+});
+
+test('DuckDB gets a quarter of the machine memory by default, at least 1 GB', () => {
+  assert.equal(defaultMemoryLimit(24 * 2 ** 30), '6GB');
+  assert.equal(defaultMemoryLimit(2 * 2 ** 30), '1GB');
+  assert.equal(defaultMemoryLimit(7 * 2 ** 30), '1GB');
 });
