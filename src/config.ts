@@ -40,8 +40,8 @@ function ingestWorkers(value: string | undefined): number {
 }
 
 /**
- * A quarter of the machine's memory (at least 1 GB) for DuckDB: its buffer pool then holds the
- * columns a week-long metric query scans (3.3 s with 2 GB, 1.0 s with 16 GB on 280 M timeslices;
+ * A quarter of the machine's memory (at least 1 GB) for DuckDB. A larger buffer pool keeps more of
+ * what long scans read (a 7-day query over 280 M timeslices: 3.3 s with 2 GB, 1.0 s with 16 GB;
  * docs/benchmarks.md), while DuckDB's own default, 80 %, would crowd out everything else.
  */
 export function defaultMemoryLimit(totalBytes: number): string {
