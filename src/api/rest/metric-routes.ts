@@ -110,31 +110,25 @@ async function metricData(deps: MetricRouteDeps, ctx: RestContext, scope: Metric
 
 /**
  * `X-Timeslice-NRQL`: one header line per metric with the NRQL query giving the same numbers.
- * Text outside printable ASCII cannot travel in a header as is; such a query is sent
- * percent-encoded and `X-Timeslice-NRQL-Encoding: uri` says so. Lines beyond the byte budget
- * are left out and counted in `X-Timeslice-NRQL-Omitted`.
+ * Text outside printable ASCII cannot travel in a header as is: when any query has some, every
+ * line is sent percent-encoded and `X-Timeslice-NRQL-Encoding: uri` says so. Lines beyond the
+ * byte budget are left out and counted in `X-Timeslice-NRQL-Omitted`.
  */
 function nrqlHeaders(queries: readonly (string | undefined)[]): Record<string, string | string[]> {
+  const present = queries.filter((q): q is string => q !== undefined);
+  const encode = present.some((q) => !/^[\x20-\x7e]*$/.test(q));
   const lines: string[] = [];
   let bytes = 0;
-  let omitted = 0;
-  let encoded = false;
-  for (const query of queries) {
-    if (query === undefined) continue;
-    const plain = /^[\x20-\x7e]*$/.test(query);
-    const line = plain ? query : encodeURIComponent(query);
-    if (bytes + line.length > NRQL_HEADER_BUDGET) {
-      omitted++;
-      continue;
-    }
-    encoded ||= !plain;
+  for (const query of present) {
+    const line = encode ? encodeURIComponent(query) : query;
+    if (bytes + line.length > NRQL_HEADER_BUDGET) break;
     bytes += line.length;
     lines.push(line);
   }
   const headers: Record<string, string | string[]> = {};
   if (lines.length > 0) headers['x-timeslice-nrql'] = lines;
-  if (encoded) headers['x-timeslice-nrql-encoding'] = 'uri';
-  if (omitted > 0) headers['x-timeslice-nrql-omitted'] = String(omitted);
+  if (encode) headers['x-timeslice-nrql-encoding'] = 'uri';
+  if (lines.length < present.length) headers['x-timeslice-nrql-omitted'] = String(present.length - lines.length);
   return headers;
 }
 
