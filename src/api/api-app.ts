@@ -23,7 +23,8 @@ export interface ApiDeps {
 
 /** The HTTP API: health, REST v2; GraphQL and the UI register here as plugins. */
 export async function buildApiApp(deps: ApiDeps): Promise<FastifyInstance> {
-  const app = Fastify(fastifyBaseOptions(deps.logger)) as unknown as FastifyInstance;
+  // Behind a TLS-terminating proxy, `Link` targets must name the scheme and host the client used.
+  const app = Fastify({ ...fastifyBaseOptions(deps.logger), trustProxy: true }) as unknown as FastifyInstance;
 
   app.get('/healthz', async (_request, reply) => {
     if (!deps.ready()) return reply.code(503).send({ status: 'starting' });

@@ -10,7 +10,7 @@ import { applicationOf } from './metric-routes.js';
 import { threeSignificant } from './number-format.js';
 import { RestError } from './rest-error.js';
 import { RestParams } from './rest-params.js';
-import { restRoute } from './rest-plugin.js';
+import { restRoute, type RestHandler } from './rest-plugin.js';
 
 export interface ApplicationRouteDeps {
   readonly catalog: Catalog;
@@ -33,7 +33,7 @@ const APPLICATION_LINKS = {
 };
 
 export function registerApplicationRoutes(app: FastifyInstance, deps: ApplicationRouteDeps): void {
-  restRoute(app, 'GET', '/v2/applications', async (request, ctx) => {
+  const list: RestHandler = async (request, ctx) => {
     const params = RestParams.from(request.query, request.body);
     const matching = filterApplications(deps, deps.catalog.applications(ctx.accountId), params);
     const pageNumber = parsePage(params.one('page'));
@@ -42,7 +42,11 @@ export function registerApplicationRoutes(app: FastifyInstance, deps: Applicatio
     const body: Record<string, unknown> = { applications: objects };
     if (params.bool('exclude_links') !== true) body.links = APPLICATION_LINKS;
     return { body, pagination: { page: pageNumber, lastPage: page.lastPage } };
-  });
+  };
+  restRoute(app, 'GET', '/v2/applications', list);
+  // Ansible's newrelic_deployment looks an application up with `filter[name]` as form data and no
+  // method, which its HTTP helper sends as a POST; New Relic answers it with the list.
+  restRoute(app, 'POST', '/v2/applications', list);
 
   restRoute(app, 'GET', '/v2/applications/:id', async (request, ctx) => {
     const application = applicationOf(deps.catalog, request, ctx);
@@ -143,7 +147,10 @@ function applicationObject(deps: ApplicationRouteDeps, app: Application, now: nu
     reporting,
   };
   if (reporting && last !== undefined) object.last_reported_at = formatRestTime(last);
-  if (reporting && summary) {
+  if (reporting) {
+    // A reporting application always has a summary (zeros before its first requests): scripts read
+    // `application_summary.response_time` of every reporting application.
+    summary ??= ZERO_SUMMARY;
     object.application_summary = {
       response_time: threeSignificant(summary.responseTime),
       throughput: threeSignificant(summary.throughput),
@@ -176,6 +183,8 @@ function applicationObject(deps: ApplicationRouteDeps, app: Application, now: nu
   };
   return object;
 }
+
+const ZERO_SUMMARY: ApplicationSummary = { responseTime: 0, throughput: 0, errorRate: 0, apdexScore: 0, hasApdex: false };
 
 function isLive(last: number | undefined, now: number): boolean {
   return last !== undefined && now - last < REPORTING_TIMEOUT_MS;

@@ -29,13 +29,13 @@ describe('parsePage', () => {
     assert.equal(parsePage(undefined), 1);
     assert.equal(parsePage(''), 1);
     assert.equal(parsePage('1'), 1);
+    assert.equal(parsePage('0'), 1); // the Java client's page builder sends 0 for the first page
     assert.equal(parsePage('007'), 7);
     assert.equal(parsePage('9007199254740991'), Number.MAX_SAFE_INTEGER);
   });
 
   it('refuses anything else with 422', () => {
     const cases: [unknown, string][] = [
-      ['0', "Invalid page '0': page must be a positive integer"],
       ['-1', "Invalid page '-1': page must be a positive integer"],
       ['1.5', "Invalid page '1.5': page must be a positive integer"],
       ['abc', "Invalid page 'abc': page must be a positive integer"],

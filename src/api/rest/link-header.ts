@@ -20,7 +20,8 @@ export function paginate<T>(items: readonly T[], page: number, perPage: number):
 }
 
 /**
- * The `page` parameter: absent or empty means 1. Anything but a positive integer is a 422, the
+ * The `page` parameter: absent, empty or 0 means 1 (the Java client's page builder allows 0).
+ * Anything but a whole number is a 422, the
  * code New Relic documents for invalid parameter values (§1.4); 400 is kept for requests whose
  * syntax is broken (a body that is not JSON). A page given twice is refused rather than guessed.
  */
@@ -28,7 +29,8 @@ export function parsePage(value: unknown): number {
   if (value === undefined || value === '') return 1;
   if (typeof value === 'string' && /^\d+$/.test(value)) {
     const page = Number(value);
-    if (page >= 1 && Number.isSafeInteger(page)) return page;
+    if (page === 0) return 1;
+    if (Number.isSafeInteger(page)) return page;
   }
   throw RestError.unprocessable(`Invalid page ${describe(value)}: page must be a positive integer`);
 }

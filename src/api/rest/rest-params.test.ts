@@ -77,8 +77,9 @@ test('a null-prototype record with a __proto__ key is read like any other', () =
   assert.equal(p.one('toString'), undefined);
 });
 
-test('bool: true/false/1/0 in any case', () => {
-  const p = RestParams.from({ a: 'TRUE', b: 'False', c: '1', d: '0', e: 'yes', f: 'true ' }, undefined);
+test("bool: Rails' spellings in any case", () => {
+  const p = RestParams.from({ a: 'TRUE', b: 'False', c: '1', d: '0', e: 'maybe', f: 'true ', g: 'Yes', h: 'off', i: 't', j: 'F' }, undefined);
+  assert.deepEqual(['g', 'h', 'i', 'j'].map((k) => p.bool(k)), [true, false, true, false]);
   assert.equal(p.bool('a'), true);
   assert.equal(p.bool('b'), false);
   assert.equal(p.bool('c'), true);

@@ -44,6 +44,9 @@ export class ParamError extends Error {
 
 type Values = ReadonlyMap<string, readonly string[]>;
 
+const TRUE_WORDS: ReadonlySet<string> = new Set(['true', '1', 't', 'yes', 'on']);
+const FALSE_WORDS: ReadonlySet<string> = new Set(['false', '0', 'f', 'no', 'off']);
+
 export class RestParams {
   private constructor(
     private readonly query: Values,
@@ -79,19 +82,14 @@ export class RestParams {
     return [...seen];
   }
 
+  /** Rails' spellings: true/1/t/yes/on and false/0/f/no/off, any case; anything else is a ParamError. */
   bool(name: string): boolean | undefined {
     const text = this.one(name);
     if (text === undefined) return undefined;
-    switch (text.toLowerCase()) {
-      case 'true':
-      case '1':
-        return true;
-      case 'false':
-      case '0':
-        return false;
-      default:
-        throw new ParamError(name, `Invalid ${name}: expected true or false`);
-    }
+    const lower = text.toLowerCase();
+    if (TRUE_WORDS.has(lower)) return true;
+    if (FALSE_WORDS.has(lower)) return false;
+    throw new ParamError(name, `Invalid ${name}: expected true or false`);
   }
 
   int(name: string): number | undefined {

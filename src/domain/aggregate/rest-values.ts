@@ -2,8 +2,9 @@ import { formatTimesliceFunction, ts, type TimesliceFunction } from './timeslice
 
 /**
  * One REST v2 value name: the NRQL function over the timeslice value it is (spec §4.5 and the
- * reference's migration table), whether it is a count (New Relic prints counts exactly and
- * rounds other values to 3 significant figures), and its unit.
+ * reference's migration table), whether it is a count, and its unit. New Relic prints counts
+ * exactly, Apdex scores with 2 decimals (as on the application overview), and other values to 3
+ * significant figures (`restRounding`).
  */
 export interface RestValue {
   readonly name: string;
@@ -65,6 +66,13 @@ const ENTRIES: readonly RestValue[] = [
 ];
 
 export const REST_VALUES: ReadonlyMap<string, RestValue> = new Map(ENTRIES.map((e) => [e.name, e]));
+
+export type RestRounding = 'exact' | 'twoDecimals' | 'threeSignificant';
+
+/** How REST prints the value unless `raw=true`. */
+export function restRounding(value: RestValue): RestRounding {
+  return value.isCount ? 'exact' : value.unit === 'score' ? 'twoDecimals' : 'threeSignificant';
+}
 
 /** The NRQL function of a REST value, with the value attribute written as `valueName`. */
 export function restValueNrql(value: RestValue, valueName?: string): string {

@@ -52,12 +52,25 @@ test('two-digit years are not moved into the 1900s', () => {
 test('anything else is refused', () => {
   for (const text of [
     '', ' ', '1709647200', '1709647200000', 'now', 'yesterday', '2024-3-5', '24-03-05', '20240305', '2024-03-05T',
-    '2024-03-05T14', '2024-03-05T1400', '2024-03-05T14:00:00.', '2024-03-05T14:00.5', ' 2024-03-05', '2024-03-05 ',
-    '2024-03-05T14:00:00+8', '2024-03-05T14:00:00+08:0', '2024-03-05T14:00:00 +08:00', '2024-03-05T14:00:00UTC',
+    '2024-03-05T14', '2024-03-05T1400', '2024-03-05T14:00:00.', '2024-03-05T14:00.5',
+    '2024-03-05T14:00:00+8', '2024-03-05T14:00:00+08:0', '2024-03-05T14:00:00UTC', 'Tue Mar 05 2024 14:00:00',
+    '"2024-03-05T14:00:00Z', 'March 5, 2024',
     '2024-03-05+08:00', '2024-03-05T14:00:00Z+01:00', '2024/03/05', '٢٠٢٤-03-05',
   ]) {
     assert.equal(parseRestTime(text), undefined, JSON.stringify(text));
   }
+});
+
+test('what real clients send besides ISO 8601: quoted JSON dates, Ruby Time#to_s, JavaScript Date#toString', () => {
+  const t = at('2024-03-05T14:00:00Z');
+  assert.equal(parseRestTime('"2024-03-05T14:00:00.000Z"'), t); // AngularJS-era Grafana plugins
+  assert.equal(parseRestTime('2024-03-05 14:00:00 UTC'), t); // Ruby: 3.hours.ago.to_s
+  assert.equal(parseRestTime('2024-03-05 06:00:00 -0800'), t); // Ruby: Time.now.to_s
+  assert.equal(parseRestTime('2024-03-05T22:00:00 +08:00'), t);
+  assert.equal(parseRestTime(' 2024-03-05T14:00:00Z '), t);
+  assert.equal(parseRestTime('Tue Mar 05 2024 14:00:00 GMT+0000'), t);
+  assert.equal(parseRestTime('Tue Mar 05 2024 15:00:00 GMT+0100 (Central European Standard Time)'), t);
+  assert.equal(parseRestTime('2024-02-30 14:00:00 UTC'), undefined);
 });
 
 test('format: UTC, whole seconds floored, numeric offset', () => {

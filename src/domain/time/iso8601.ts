@@ -8,6 +8,13 @@
  * - a space where the offset's `+` belongs (`…T14:00:00 08:00`): a client that does not escape `+` in
  *   a query string has it decoded to a space, and the docs' own advice (`%2B`) is easy to miss;
  * - lower-case `t` and `z`, which RFC 3339 allows.
+ * What real clients send besides, read the same way:
+ * - the value in double quotes (AngularJS-era Grafana plugins serialize a date as JSON text);
+ * - Ruby's `Time#to_s`: a space before the offset (`2024-03-05 14:00:00 -0800`) or a ` UTC`/` GMT` zone;
+ * - surrounding white space;
+ * - as a last resort, text not in the ISO shape that JavaScript's `Date.parse` reads **and that names
+ *   its zone** (`GMT`, `UTC`, `Z` or a numeric offset), such as `Tue Mar 05 2024 14:00:00 GMT+0000`;
+ *   text without a zone would be read in the server's own time zone, so it is refused instead.
  * Ranges are checked: month 1–12, day within its month (leap years by the Gregorian rule), hour
  * 0–23 (`24:00` is refused), minute and second 0–59 (no leap seconds), offset at most 18:00.
  *
@@ -19,7 +26,22 @@ const PATTERN =
 
 const MAX_OFFSET_MINUTES = 18 * 60;
 
+const NAMED_UTC = / (?:UTC|GMT)$/i;
+const SPACED_OFFSET = / ([-+]\d{2}:?\d{2})$/;
+const NAMES_ITS_ZONE = /(?:GMT|UTC|Z|[-+]\d{2}:?\d{2})(?:\s*\([^)]*\))?$/i;
+
 export function parseRestTime(text: string): number | undefined {
+  const trimmed = text.trim();
+  const unquoted = trimmed.length >= 2 && trimmed.startsWith('"') && trimmed.endsWith('"') ? trimmed.slice(1, -1) : trimmed;
+  const strict = parseIso(unquoted) ?? parseIso(unquoted.replace(NAMED_UTC, 'Z').replace(SPACED_OFFSET, '$1'));
+  if (strict !== undefined) return strict;
+  // ISO-shaped text the strict reading refused (a 30 February, a 24:00) stays refused.
+  if (/^\d{4}-/.test(unquoted) || !NAMES_ITS_ZONE.test(unquoted)) return undefined;
+  const loose = Date.parse(unquoted);
+  return Number.isFinite(loose) ? loose : undefined;
+}
+
+function parseIso(text: string): number | undefined {
   const match = PATTERN.exec(text);
   if (!match) return undefined;
   const [, y, mo, d, h, mi, s, fraction, , sign, offsetH, offsetM] = match;

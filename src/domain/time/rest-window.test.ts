@@ -120,14 +120,17 @@ test('a start older than 8 days with a range up to 4 days gives about 10 points'
   assert.equal(w.slices.length, 10);
 });
 
-test('period: coarsens, may not be finer than the default, whole minutes only', () => {
+test('period: coarsens; one finer than the default is raised to it, and seconds round up to whole minutes', () => {
   const fourDays = (period: string) => series('2024-03-01T14:00:00Z', '2024-03-05T14:00:00Z', period);
   const w = resolveMetricWindow(fourDays('3600'), NOW);
   assert.equal(w.periodSeconds, 3600);
   assert.equal(w.slices.length, 96);
   assert.equal(resolveMetricWindow(fourDays('1800'), NOW).periodSeconds, 1800);
-  assert.throws(() => resolveMetricWindow(fourDays('60'), NOW), windowError('period', 'Invalid period: the smallest period allowed for this time range is 1800 seconds'));
-  assert.throws(() => resolveMetricWindow(fourDays('3630'), NOW), windowError('period', 'Invalid period: it must be a multiple of 60 seconds'));
+  assert.equal(resolveMetricWindow(fourDays('60'), NOW).periodSeconds, 1800);
+  assert.equal(resolveMetricWindow(fourDays('3630'), NOW).periodSeconds, 3660);
+  const halfHour = (period: string) => series('2024-03-05T14:00:00Z', '2024-03-05T14:30:00Z', period);
+  assert.equal(resolveMetricWindow(halfHour('30'), NOW).periodSeconds, 60); // Grafana's panel interval
+  assert.equal(resolveMetricWindow(halfHour('90'), NOW).periodSeconds, 120);
   for (const bad of ['', '0', '-60', '60.0', '1e3', ' 60', '0x3c', 'abc', '99999999999999999999']) {
     assert.throws(() => resolveMetricWindow(fourDays(bad), NOW), windowError('period', 'Invalid period: expected a whole number of seconds'), bad);
   }

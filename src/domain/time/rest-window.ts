@@ -12,8 +12,9 @@
  *   ≤ 21 d → 10800, ≤ 42 d → 21600, ≤ 63 d → 43200, longer → 259200.
  * When the start is more than 8 days before now and the range is at most 4 days, the series has
  * about 10 points instead: range / 10 rounded up to whole minutes.
- * A `period` parameter must be a positive whole number of seconds, a multiple of 60, and not
- * smaller than that default; it can only coarsen. It may exceed the range: the one slice then
+ * A `period` parameter must be a positive whole number of seconds (422 otherwise). It is rounded up
+ * to whole minutes and raised to that default when finer, so it can only coarsen (Grafana plugins
+ * send their panel interval, e.g. 30 s, and New Relic answers them). It may exceed the range: the one slice then
  * reaches back a whole period from the end. With `summarize` the period is ignored, unchecked, as
  * it cannot change the answer.
  *
@@ -141,11 +142,8 @@ function resolvePeriod(text: string | undefined, minimumSeconds: number): number
   if (text === undefined) return minimumSeconds;
   const seconds = /^[0-9]+$/.test(text) ? Number(text) : NaN;
   if (!Number.isSafeInteger(seconds) || seconds <= 0) throw new WindowError('period', 'Invalid period: expected a whole number of seconds');
-  if (seconds % 60 !== 0) throw new WindowError('period', 'Invalid period: it must be a multiple of 60 seconds');
-  if (seconds < minimumSeconds) {
-    throw new WindowError('period', `Invalid period: the smallest period allowed for this time range is ${minimumSeconds} seconds`);
-  }
-  return seconds;
+  // Grafana plugins send their panel interval as is (20, 30 s); New Relic answers them, so round up.
+  return Math.max(minimumSeconds, Math.ceil(seconds / 60) * 60);
 }
 
 function floorMinute(ms: number): number {

@@ -1,5 +1,5 @@
 import { lowerTimesliceFunction, TIMESLICE_VALUE, formatDuration } from '../../../domain/aggregate/timeslice-function.js';
-import { REST_VALUES, restValueNrql, restValueOf, valueNamesOf, type RestValue } from '../../../domain/aggregate/rest-values.js';
+import { REST_VALUES, restRounding, restValueNrql, restValueOf, valueNamesOf, type RestRounding, type RestValue } from '../../../domain/aggregate/rest-values.js';
 import { AggregateSet, bucketsFor, type AggregatePlan } from '../../../plan/aggregate-plan.js';
 import { and, eq, field, isIn, type OutputExpr } from '../../../plan/expressions.js';
 import { quoteNrqlString } from '../../../nrql/literals.js';
@@ -32,7 +32,7 @@ export interface MetricDataQuery {
 export interface MetricOutputs {
   readonly name: string;
   readonly id: number;
-  readonly values: readonly { readonly name: string; readonly output: number; readonly isCount: boolean }[];
+  readonly values: readonly { readonly name: string; readonly output: number; readonly rounding: RestRounding }[];
   /** The NRQL query that computes this metric's values over the same data; none when no value applies. */
   readonly nrql: string | undefined;
 }
@@ -66,7 +66,7 @@ export function planMetricData(query: MetricDataQuery): MetricDataPlan {
     return {
       name: metric.name,
       id: metric.id,
-      values: selected.map((value) => ({ name: value.name, output: outputOf(value), isCount: value.isCount })),
+      values: selected.map((value) => ({ name: value.name, output: outputOf(value), rounding: restRounding(value) })),
       nrql: metricNrql(query, metric.name, selected),
     };
   });

@@ -3,6 +3,7 @@ import type { AggregateColumns } from '../../../store/plan-executor.js';
 import { formatRestTime } from '../../../domain/time/iso8601.js';
 import { threeSignificant } from '../number-format.js';
 import type { MetricDataPlan } from './metric-data-plan.js';
+import type { RestRounding } from '../../../domain/aggregate/rest-values.js';
 
 export interface MetricDataShapeInput {
   readonly planned: MetricDataPlan;
@@ -13,7 +14,7 @@ export interface MetricDataShapeInput {
   readonly slices: readonly { readonly beginMs: number; readonly endMs: number }[];
   readonly summarize: boolean;
   readonly notFound: readonly string[];
-  /** `raw=true`: numbers as computed; otherwise New Relic's 3 significant figures (counts exact). */
+  /** `raw=true`: numbers as computed; otherwise each value's rounding (`restRounding`). */
   readonly raw: boolean;
 }
 
@@ -38,9 +39,10 @@ export function shapeMetricData(input: MetricDataShapeInput): Record<string, unk
     for (let i = 0; i < aggregateCount; i++) v[i] = row === undefined ? null : result.aggregates[i]![row] ?? null;
     return v;
   };
-  const format = (value: number | null, isCount: boolean): number => {
+  const format = (value: number | null, rounding: RestRounding): number => {
     const n = value ?? 0;
-    return input.raw || isCount ? n : threeSignificant(n);
+    if (input.raw || rounding === 'exact') return n;
+    return rounding === 'twoDecimals' ? Math.round(n * 100) / 100 : threeSignificant(n);
   };
 
   const metrics = planned.metrics.map((metric) => {
@@ -50,7 +52,7 @@ export function shapeMetricData(input: MetricDataShapeInput): Record<string, unk
       const seconds = (slice.endMs - slice.beginMs) / 1000;
       const values: Record<string, number> = {};
       for (const value of metric.values) {
-        values[value.name] = format(evaluateOutput(planned.plan.outputs[value.output]!.expr, aggregates, seconds), value.isCount);
+        values[value.name] = format(evaluateOutput(planned.plan.outputs[value.output]!.expr, aggregates, seconds), value.rounding);
       }
       return {
         from: formatRestTime(slice.beginMs),
