@@ -1,6 +1,7 @@
 import { totalmem } from 'node:os';
 import { resolve } from 'node:path';
 import { defaultDecodeWorkers } from './ingest/agent/agent-decoder.js';
+import { DEFAULT_COMPACTION, type CompactorOptions } from './store/timeslice-compactor.js';
 
 export interface ServeConfig {
   readonly host: string;
@@ -17,6 +18,8 @@ export interface ServeConfig {
   readonly ingestWorkers: number;
   /** Extra host names and IPs for the collector certificate made on first start. */
   readonly certHosts: readonly string[];
+  /** Moving old timeslices into clustered order (TIMESLICE_COMPACT_EVERY_MS, 0 = off; TIMESLICE_COMPACT_AFTER_MS). */
+  readonly compaction: CompactorOptions;
 }
 
 export interface ServeFlags {
@@ -48,6 +51,12 @@ export function defaultMemoryLimit(totalBytes: number): string {
   return `${Math.max(1, Math.floor(totalBytes / 4 / 2 ** 30))}GB`;
 }
 
+function milliseconds(text: string | undefined, fallback: number, name: string): number {
+  if (text === undefined || text === '') return fallback;
+  if (!/^\d+$/.test(text)) throw new ConfigError(`${name} must be a whole number of milliseconds, got '${text}'`);
+  return Number(text);
+}
+
 /** Flags win over environment variables, which win over the defaults. */
 export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv): ServeConfig {
   const pick = (flag: string | undefined, name: string, fallback: string) => flag ?? (env[name] || undefined) ?? fallback;
@@ -65,5 +74,9 @@ export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv): S
     logLevel: env.TIMESLICE_LOG_LEVEL || 'warn',
     ingestWorkers: ingestWorkers(env.TIMESLICE_INGEST_WORKERS),
     certHosts: (env.TIMESLICE_CERT_HOSTS ?? '').split(',').map((h) => h.trim()).filter(Boolean),
+    compaction: {
+      intervalMs: milliseconds(env.TIMESLICE_COMPACT_EVERY_MS, DEFAULT_COMPACTION.intervalMs, 'TIMESLICE_COMPACT_EVERY_MS'),
+      minAgeMs: milliseconds(env.TIMESLICE_COMPACT_AFTER_MS, DEFAULT_COMPACTION.minAgeMs, 'TIMESLICE_COMPACT_AFTER_MS'),
+    },
   };
 }

@@ -12,6 +12,7 @@ import { BatchWriter } from './store/batch-writer.js';
 import { Catalog, type CreatedKeys } from './store/catalog.js';
 import { Database } from './store/database.js';
 import { DuckDbPlanExecutor } from './store/plan-executor.js';
+import { TimesliceCompactor } from './store/timeslice-compactor.js';
 import { MetricIndex } from './store/metric-index.js';
 
 export interface RunningServer {
@@ -29,6 +30,8 @@ export interface RunningServer {
   readonly metrics: MetricIndex;
   readonly writer: BatchWriter;
   readonly api: FastifyInstance;
+  /** Moves old timeslices into clustered order on a timer; `compactOnce()` runs it now. */
+  readonly compactor: TimesliceCompactor;
   /** Stops accepting, waits for requests in flight, commits pending writes, closes the store. */
   close(): Promise<void>;
 }
@@ -50,6 +53,7 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
   let api: FastifyInstance | undefined;
   let writer: BatchWriter | undefined;
   let executor: DuckDbPlanExecutor | undefined;
+  let compactor: TimesliceCompactor | undefined;
   let decoder: AgentDecoder | undefined;
   try {
     writer = new BatchWriter(db.appendConnection);
@@ -70,12 +74,14 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
       https: { key: tls.key, cert: tls.cert },
     });
     executor = new DuckDbPlanExecutor(db);
+    compactor = new TimesliceCompactor(db, clock, config.compaction);
     api = await buildApiApp({ catalog, metrics, executor, clock, ready: () => ready, logger });
     await collector.listen({ host: config.host, port: config.collectorPort });
     collectorPort = (collector.server.address() as { port: number }).port;
     await api.listen({ host: config.host, port: config.port });
     const apiPort = (api.server.address() as { port: number }).port;
     ready = true;
+    compactor.start();
     const urlHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host;
     const collectorHost = urlHost === '127.0.0.1' ? 'localhost' : urlHost;
     const w = writer;
@@ -91,11 +97,12 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
       certPath: tls.certPath,
       databasePath,
       createdKeys: keysToShow,
-      db, catalog, metrics, writer: w, api: a,
+      db, catalog, metrics, writer: w, api: a, compactor: compactor!,
       close: () => (closing ??= (async () => {
         ready = false;
         await c.close();
         await a.close();
+        await compactor?.stop();
         executor?.close();
         await d.close();
         await w.close();
@@ -105,6 +112,7 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
   } catch (error) {
     await collector?.close().catch(() => undefined);
     await api?.close().catch(() => undefined);
+    await compactor?.stop();
     executor?.close();
     await decoder?.close().catch(() => undefined);
     await writer?.close().catch(() => undefined);

@@ -47,7 +47,13 @@ export function renderAggregatePlan(plan: AggregatePlan, dialect: Dialect): Rend
   ];
   if (plan.where.kind !== 'true') conditions.push(renderPredicate(plan.where, source, dialect, bind));
 
-  const lines = [`SELECT ${select.join(', ')}`, `FROM ${q(source.table)}`, `WHERE ${conditions.join(' AND ')}`];
+  // Several tables: each is filtered inside the union, so each prunes by its own zone maps; the
+  // numbered placeholders serve every branch.
+  const where = `WHERE ${conditions.join(' AND ')}`;
+  const from = source.tables.length === 1
+    ? `FROM ${q(source.tables[0]!)}\n${where}`
+    : `FROM (${source.tables.map((t) => `SELECT * FROM ${q(t)} ${where}`).join(' UNION ALL ')}) AS ${q('source')}`;
+  const lines = [`SELECT ${select.join(', ')}`, from];
   if (groupKeys.length > 0) {
     lines.push(`GROUP BY ${groupKeys.join(', ')}`);
     lines.push(`ORDER BY ${groupKeys.join(', ')}`);
@@ -59,7 +65,7 @@ type Bind = (value: SqlParam) => string;
 
 function column(name: string, source: PhysicalSource, dialect: Dialect): string {
   const physical = source.columns[name];
-  if (physical === undefined) throw new Error(`the ${source.table} source has no field '${name}'`);
+  if (physical === undefined) throw new Error(`the ${source.tables.join('+')} source has no field '${name}'`);
   return dialect.quoteIdentifier(physical);
 }
 

@@ -2,7 +2,8 @@ import type { PlanSource, TimesliceField } from '../plan/aggregate-plan.js';
 
 /** Where a plan source lives in the store, and its logical fields' physical columns. */
 export interface PhysicalSource {
-  readonly table: string;
+  /** One table, or several with the same columns whose rows together are the source. */
+  readonly tables: readonly string[];
   readonly accountColumn: string;
   readonly timeColumn: string;
   readonly columns: Readonly<Record<string, string>>;
@@ -25,6 +26,7 @@ const TIMESLICE_COLUMNS: Readonly<Record<TimesliceField, string>> = {
 export function physicalSource(source: PlanSource): PhysicalSource {
   switch (source.kind) {
     case 'timeslices':
-      return { table: 'timeslices', accountColumn: 'account_id', timeColumn: 'ts', columns: TIMESLICE_COLUMNS };
+      // Recent rows in arrival order, older ones compacted (store/timeslice-compactor.ts).
+      return { tables: ['timeslices', 'timeslices_compacted'], accountColumn: 'account_id', timeColumn: 'ts', columns: TIMESLICE_COLUMNS };
   }
 }

@@ -77,7 +77,9 @@ export class MetricIndex {
       index.reporter(r.app_id, r.host_id, r.instance_id).metrics.add(r.metric_id);
     }
     for (const r of await db.all<{ app_id: number; host_id: number; instance_id: number; last: bigint }>(
-      'SELECT app_id, host_id, instance_id, epoch_ms(max(ts)) AS last FROM timeslices GROUP BY ALL',
+      `SELECT app_id, host_id, instance_id, epoch_ms(max(ts)) AS last
+       FROM (SELECT app_id, host_id, instance_id, ts FROM timeslices UNION ALL SELECT app_id, host_id, instance_id, ts FROM timeslices_compacted)
+       GROUP BY ALL`,
     )) {
       index.reporter(r.app_id, r.host_id, r.instance_id).lastReportedAt = Number(r.last) + MINUTE_MS;
     }

@@ -1,0 +1,80 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { Clock } from '../clock.js';
+import type { Database } from './database.js';
+import { timestampValue } from './duckdb-values.js';
+
+export const COMPACTED_TIMESLICES = 'timeslices_compacted';
+
+export interface CompactorOptions {
+  /** How often to look for old timeslices; 0 turns compaction off. */
+  readonly intervalMs: number;
+  /** Timeslices at least this old (by their minute) move; newer ones stay in arrival order. */
+  readonly minAgeMs: number;
+}
+
+export const DEFAULT_COMPACTION: CompactorOptions = { intervalMs: 10 * 60_000, minAgeMs: 2 * 3_600_000 };
+
+/**
+ * Moves timeslices older than `minAgeMs` from `timeslices` (arrival order, where ingest appends)
+ * to `timeslices_compacted`, sorted by (account, app, metric, time), in one transaction: readers
+ * see every row in exactly one of the two tables before and after. In arrival order every block
+ * holds every application, so a week of one application's metrics reads the whole week; sorted,
+ * each run of the compactor keeps an application's rows together and DuckDB's zone maps skip the
+ * rest. Rows an agent appends meanwhile with an old minute commit after this transaction's
+ * snapshot, stay where they are, and move on the next run.
+ */
+export class TimesliceCompactor {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<number> | undefined;
+  private connection: DuckDBConnection | undefined;
+  private stopped = false;
+
+  constructor(private readonly db: Database, private readonly clock: Clock, private readonly options: CompactorOptions = DEFAULT_COMPACTION) {}
+
+  start(): void {
+    if (this.options.intervalMs <= 0 || this.timer) return;
+    this.timer = setInterval(() => {
+      this.compactOnce().catch(() => undefined);
+    }, this.options.intervalMs);
+    this.timer.unref();
+  }
+
+  /** Moves what is old enough now; resolves with the number of timeslices moved. One run at a time. */
+  compactOnce(): Promise<number> {
+    if (this.stopped) return Promise.resolve(0);
+    this.running ??= this.move().finally(() => { this.running = undefined; });
+    return this.running;
+  }
+
+  private async move(): Promise<number> {
+    this.connection ??= await this.db.instance.connect();
+    const conn = this.connection;
+    // Whole hours, so each run's sorted block covers a tidy span.
+    const cutoff = timestampValue(Math.floor((this.clock.now() - this.options.minAgeMs) / 3_600_000) * 3_600_000);
+    const pending = await conn.runAndReadAll('SELECT count(*) AS n FROM timeslices WHERE ts < $1', [cutoff]);
+    if (Number(pending.getRowObjectsJS()[0]?.n ?? 0) === 0) return 0;
+    await conn.run('BEGIN TRANSACTION');
+    try {
+      const inserted = await conn.run(
+        `INSERT INTO ${COMPACTED_TIMESLICES} SELECT * FROM timeslices WHERE ts < $1 ORDER BY account_id, app_id, metric_id, ts`,
+        [cutoff],
+      );
+      await conn.run('DELETE FROM timeslices WHERE ts < $1', [cutoff]);
+      await conn.run('COMMIT');
+      return Number(inserted.rowsChanged);
+    } catch (error) {
+      await conn.run('ROLLBACK').catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** Stops the timer and waits for a run in progress. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    await this.running?.catch(() => undefined);
+    this.connection?.closeSync();
+    this.connection = undefined;
+  }
+}
