@@ -34,3 +34,9 @@ test('DuckDB gets a quarter of the machine memory by default, at least 1 GB', ()
   assert.equal(defaultMemoryLimit(2 * 2 ** 30), '1GB');
   assert.equal(defaultMemoryLimit(7 * 2 ** 30), '1GB');
 });
+
+test('compaction: every 10 minutes, rows older than 2 hours; both settable, 0 turns it off', () => {
+  assert.deepEqual(resolveServeConfig({}, {}).compaction, { intervalMs: 600_000, minAgeMs: 7_200_000 });
+  assert.deepEqual(resolveServeConfig({}, { TIMESLICE_COMPACT_EVERY_MS: '0', TIMESLICE_COMPACT_AFTER_MS: '3600000' }).compaction, { intervalMs: 0, minAgeMs: 3_600_000 });
+  assert.throws(() => resolveServeConfig({}, { TIMESLICE_COMPACT_EVERY_MS: '10m' }), ConfigError);
+});
