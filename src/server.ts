@@ -13,6 +13,7 @@ import { Catalog, type CreatedKeys } from './store/catalog.js';
 import { Database } from './store/database.js';
 import { DuckDbPlanExecutor } from './store/plan-executor.js';
 import { TimesliceCompactor } from './store/timeslice-compactor.js';
+import { Mutex } from './store/mutex.js';
 import { MetricIndex } from './store/metric-index.js';
 
 export interface RunningServer {
@@ -58,7 +59,8 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
   try {
     writer = new BatchWriter(db.appendConnection);
     const metrics = await MetricIndex.load(db, writer, clock);
-    const catalog = await Catalog.load(db, clock, { metrics });
+    const storeMaintenance = new Mutex();
+    const catalog = await Catalog.load(db, clock, { metrics, storeMaintenance });
     const createdKeys = await catalog.bootstrap({
       ...(config.apiKey ? { userKey: config.apiKey } : {}),
       ...(config.licenseKey ? { licenseKey: config.licenseKey } : {}),
@@ -74,7 +76,7 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
       https: { key: tls.key, cert: tls.cert },
     });
     executor = new DuckDbPlanExecutor(db);
-    compactor = new TimesliceCompactor(db, clock, config.compaction);
+    compactor = new TimesliceCompactor(db, clock, config.compaction, storeMaintenance);
     api = await buildApiApp({ catalog, metrics, executor, clock, ready: () => ready, logger });
     await collector.listen({ host: config.host, port: config.collectorPort });
     collectorPort = (collector.server.address() as { port: number }).port;

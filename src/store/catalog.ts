@@ -84,6 +84,11 @@ export const DEFAULT_END_USER_APDEX_T = 7;
 /** What else holds an application's data in memory, for `deleteApplication` to clear. */
 export interface CatalogDeps {
   readonly metrics?: { forgetApplication(appId: number): void };
+  /**
+   * Held around an application's deletion; the timeslice compactor holds it around each run. Both
+   * delete from `timeslices`, and DuckDB fails one of two transactions deleting the same rows.
+   */
+  readonly storeMaintenance?: Mutex;
 }
 
 /** Tables whose rows belong to an application (`app_id`): a deleted application's rows go with it. */
@@ -344,16 +349,19 @@ export class Catalog {
       for (const run of active) await this.exec('UPDATE agent_runs SET shutdown_at = $1 WHERE run_id = $2', [this.now(), run.runId]);
       await Promise.all(runs.map((run) => this.callsEnded(run.runId)));
       const conn = this.db.catalogConnection;
-      await conn.run('BEGIN TRANSACTION');
-      try {
-        for (const table of APPLICATION_DATA_TABLES) await conn.run(`DELETE FROM ${table} WHERE app_id = $1`, [id]);
-        for (const table of ['instances', 'hosts']) await conn.run(`DELETE FROM ${table} WHERE app_id = $1`, [id]);
-        await conn.run('DELETE FROM applications WHERE id = $1', [id]);
-        await conn.run('COMMIT');
-      } catch (error) {
-        await conn.run('ROLLBACK').catch(() => undefined);
-        throw error;
-      }
+      const deleteRows = async () => {
+        await conn.run('BEGIN TRANSACTION');
+        try {
+          for (const table of APPLICATION_DATA_TABLES) await conn.run(`DELETE FROM ${table} WHERE app_id = $1`, [id]);
+          for (const table of ['instances', 'hosts']) await conn.run(`DELETE FROM ${table} WHERE app_id = $1`, [id]);
+          await conn.run('DELETE FROM applications WHERE id = $1', [id]);
+          await conn.run('COMMIT');
+        } catch (error) {
+          await conn.run('ROLLBACK').catch(() => undefined);
+          throw error;
+        }
+      };
+      await (this.deps.storeMaintenance ? this.deps.storeMaintenance.run(deleteRows) : deleteRows());
       this.apps.delete(id);
       for (const [hostId, host] of this.hosts) if (host.appId === id) this.hosts.delete(hostId);
       for (const [instanceId, instance] of this.instances) if (instance.appId === id) this.instances.delete(instanceId);

@@ -95,3 +95,23 @@ test('deleting an application deletes its compacted rows too; last-reported surv
   const [row] = await ts.server.db.all<{ n: bigint }>(`SELECT count(*) AS n FROM timeslices_compacted WHERE app_id = ${app.appId}`);
   assert.equal(Number(row!.n), 0);
 });
+
+test('deleting an application while a compaction moves its rows: both complete, nothing of it is left', async () => {
+  const app = await connectApp(ts, 'compact-e', 'e-1', 5);
+  const start = Date.parse('2026-11-22T03:00:00Z');
+  for (let i = 0; i < 20; i++) {
+    const begin = start + i * 60_000;
+    await sendMetrics(ts, app.runId, begin, begin + 60_000, [['HttpDispatcher', '', [1, 0.1, 0.1, 0.1, 0.1, 0.01]]]);
+  }
+  clock.ms += 11 * 60_000;
+  const [moved, gone] = await Promise.all([
+    ts.server.compactor.compactOnce(),
+    rest(ts, 'DELETE', `/v2/applications/${app.appId}.json`),
+  ]);
+  assert.equal(gone.status, 200, gone.text);
+  assert.ok(moved >= 0);
+  const [row] = await ts.server.db.all<{ n: bigint }>(
+    `SELECT count(*) AS n FROM (SELECT app_id FROM timeslices UNION ALL SELECT app_id FROM timeslices_compacted) WHERE app_id = ${app.appId}`,
+  );
+  assert.equal(Number(row!.n), 0);
+});

@@ -2,6 +2,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Clock } from '../clock.js';
 import type { Database } from './database.js';
 import { timestampValue } from './duckdb-values.js';
+import { Mutex } from './mutex.js';
 
 export const COMPACTED_TIMESLICES = 'timeslices_compacted';
 
@@ -29,7 +30,13 @@ export class TimesliceCompactor {
   private connection: DuckDBConnection | undefined;
   private stopped = false;
 
-  constructor(private readonly db: Database, private readonly clock: Clock, private readonly options: CompactorOptions = DEFAULT_COMPACTION) {}
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+    private readonly options: CompactorOptions = DEFAULT_COMPACTION,
+    /** Shared with application deletion, which deletes from the same table (see `CatalogDeps`). */
+    private readonly maintenance: Mutex = new Mutex(),
+  ) {}
 
   start(): void {
     if (this.options.intervalMs <= 0 || this.timer) return;
@@ -42,7 +49,7 @@ export class TimesliceCompactor {
   /** Moves what is old enough now; resolves with the number of timeslices moved. One run at a time. */
   compactOnce(): Promise<number> {
     if (this.stopped) return Promise.resolve(0);
-    this.running ??= this.move().finally(() => { this.running = undefined; });
+    this.running ??= this.maintenance.run(() => this.move()).finally(() => { this.running = undefined; });
     return this.running;
   }
 
