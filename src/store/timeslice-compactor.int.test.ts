@@ -50,11 +50,14 @@ test('compaction moves timeslices older than the age into clustered order; REST 
   const old = 4 * 3 * 2 * 3;
   assert.equal(moved, old);
   assert.deepEqual(after, { hot: total.hot - old, compacted: old });
-  const [ordered] = await ts.server.db.all<{ sorted: boolean }>(
-    `SELECT bool_and(k >= prev) AS sorted FROM (
-       SELECT app_id * 1e6 + metric_id AS k, lag(app_id * 1e6 + metric_id, 1, 0) OVER (ORDER BY rowid) AS prev FROM timeslices_compacted)`,
+  // One sorted block per hour, oldest first: (hour, app, metric) never decreases along the table.
+  const [ordered] = await ts.server.db.all<{ sorted: boolean; hours: bigint }>(
+    `SELECT bool_and(k >= prev) AS sorted, count(DISTINCT date_trunc('hour', ts)) AS hours FROM (
+       SELECT ts, k, lag(k, 1, 0) OVER (ORDER BY rowid) AS prev
+       FROM (SELECT rowid, ts, epoch(date_trunc('hour', ts)) * 1e9 + app_id * 1e6 + metric_id AS k FROM timeslices_compacted))`,
   );
-  assert.equal(ordered!.sorted, true, 'compacted rows are in (app, metric) order');
+  assert.equal(ordered!.sorted, true, 'compacted rows are in (hour, app, metric) order');
+  assert.equal(Number(ordered!.hours), 4);
   const afterAnswers = await Promise.all(queries.map(async (q) => (await rest(ts, 'GET', q)).text));
   // The same numbers; a sum may differ in its last bit, as sums in another order do.
   afterAnswers.forEach((text, i) => assertClose(JSON.parse(text), JSON.parse(before[i]!), queries[i]!));

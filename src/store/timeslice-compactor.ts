@@ -5,6 +5,7 @@ import { timestampValue } from './duckdb-values.js';
 import { Mutex } from './mutex.js';
 
 export const COMPACTED_TIMESLICES = 'timeslices_compacted';
+const HOUR_MS = 3_600_000;
 
 export interface CompactorOptions {
   /** How often to look for old timeslices; 0 turns compaction off. */
@@ -49,24 +50,37 @@ export class TimesliceCompactor {
   /** Moves what is old enough now; resolves with the number of timeslices moved. One run at a time. */
   compactOnce(): Promise<number> {
     if (this.stopped) return Promise.resolve(0);
-    this.running ??= this.maintenance.run(() => this.move()).finally(() => { this.running = undefined; });
+    this.running ??= this.move().finally(() => { this.running = undefined; });
     return this.running;
   }
 
+  /**
+   * One transaction per hour of backlog, oldest first: a large backlog (a first start on a big
+   * store) then never holds one long transaction, a huge sort, or the maintenance lock for long.
+   */
   private async move(): Promise<number> {
     this.connection ??= await this.db.instance.connect();
     const conn = this.connection;
-    // Whole hours, so each run's sorted block covers a tidy span.
-    const cutoff = timestampValue(Math.floor((this.clock.now() - this.options.minAgeMs) / 3_600_000) * 3_600_000);
-    const pending = await conn.runAndReadAll('SELECT count(*) AS n FROM timeslices WHERE ts < $1', [cutoff]);
-    if (Number(pending.getRowObjectsJS()[0]?.n ?? 0) === 0) return 0;
+    const cutoffMs = Math.floor((this.clock.now() - this.options.minAgeMs) / HOUR_MS) * HOUR_MS;
+    const oldest = await conn.runAndReadAll('SELECT epoch_ms(min(ts)) AS oldest FROM timeslices WHERE ts < $1', [timestampValue(cutoffMs)]);
+    const oldestMs = oldest.getRowObjectsJS()[0]?.oldest;
+    if (oldestMs === null || oldestMs === undefined) return 0;
+    let moved = 0;
+    for (let untilMs = Math.floor(Number(oldestMs) / HOUR_MS) * HOUR_MS + HOUR_MS; untilMs <= cutoffMs && !this.stopped; untilMs += HOUR_MS) {
+      moved += await this.maintenance.run(() => this.moveBefore(conn, untilMs));
+    }
+    return moved;
+  }
+
+  private async moveBefore(conn: DuckDBConnection, untilMs: number): Promise<number> {
+    const until = timestampValue(untilMs);
     await conn.run('BEGIN TRANSACTION');
     try {
       const inserted = await conn.run(
         `INSERT INTO ${COMPACTED_TIMESLICES} SELECT * FROM timeslices WHERE ts < $1 ORDER BY account_id, app_id, metric_id, ts`,
-        [cutoff],
+        [until],
       );
-      await conn.run('DELETE FROM timeslices WHERE ts < $1', [cutoff]);
+      await conn.run('DELETE FROM timeslices WHERE ts < $1', [until]);
       await conn.run('COMMIT');
       return Number(inserted.rowsChanged);
     } catch (error) {
