@@ -18,12 +18,12 @@ export const DEFAULT_COMPACTION: CompactorOptions = { intervalMs: 10 * 60_000, m
 
 /**
  * Moves timeslices older than `minAgeMs` from `timeslices` (arrival order, where ingest appends)
- * to `timeslices_compacted`, sorted by (account, app, metric, time), in one transaction: readers
- * see every row in exactly one of the two tables before and after. In arrival order every block
- * holds every application, so a week of one application's metrics reads the whole week; sorted,
- * each run of the compactor keeps an application's rows together and DuckDB's zone maps skip the
- * rest. Rows an agent appends meanwhile with an old minute commit after this transaction's
- * snapshot, stay where they are, and move on the next run.
+ * to `timeslices_compacted`, an hour at a time, each hour sorted by (account, app, metric, time)
+ * and moved in one transaction: readers see every row in exactly one of the two tables. In
+ * arrival order every block holds every application, so a week of one application's metrics
+ * reads the whole week; sorted, each hour keeps an application's rows together and DuckDB's zone
+ * maps skip the rest. Rows an agent appends meanwhile with an old minute commit after the
+ * transaction's snapshot, stay where they are, and move on the next run.
  */
 export class TimesliceCompactor {
   private timer: NodeJS.Timeout | undefined;
