@@ -139,7 +139,7 @@ SELECT metric_id,
        sum(total) * 60 / ${width} AS total_call_time_per_minute,
        sqrt(greatest(0, sum(sum_of_squares) / sum(call_count) - (sum(total) / sum(call_count)) * (sum(total) / sum(call_count)))) * 1000
          AS standard_deviation
-FROM (SELECT * FROM timeslices UNION ALL SELECT * FROM timeslices_compacted)
+FROM ${ALL_TIMESLICES}
 WHERE account_id = ${ACCOUNT_ID} AND ${order === 'time first' ? `${time}\n  AND ${which}` : `${which}\n  AND ${time}`}
 GROUP BY metric_id, slice
 ORDER BY metric_id, slice`;

@@ -1,3 +1,4 @@
+import { TIMESLICE_TABLES } from '../store/timeslice-compactor.js';
 import type { PlanSource, TimesliceField } from '../plan/aggregate-plan.js';
 
 /** Where a plan source lives in the store, and its logical fields' physical columns. */
@@ -27,6 +28,6 @@ export function physicalSource(source: PlanSource): PhysicalSource {
   switch (source.kind) {
     case 'timeslices':
       // Recent rows in arrival order, older ones compacted (store/timeslice-compactor.ts).
-      return { tables: ['timeslices', 'timeslices_compacted'], accountColumn: 'account_id', timeColumn: 'ts', columns: TIMESLICE_COLUMNS };
+      return { tables: TIMESLICE_TABLES, accountColumn: 'account_id', timeColumn: 'ts', columns: TIMESLICE_COLUMNS };
   }
 }

@@ -6,7 +6,7 @@ import { generateLicenseKey, generateUserKey, hashKey, keyHint } from '../securi
 import { APPEND_TABLES } from './append-tables.js';
 import type { Database } from './database.js';
 import { Mutex } from './mutex.js';
-import { COMPACTED_TIMESLICES } from './timeslice-compactor.js';
+import { TIMESLICE_TABLES } from './timeslice-compactor.js';
 
 export interface Account { readonly id: number; readonly name: string }
 export interface Application {
@@ -94,7 +94,7 @@ export interface CatalogDeps {
 /** Tables whose rows belong to an application (`app_id`): a deleted application's rows go with it. */
 const APPLICATION_DATA_TABLES = [
   ...APPEND_TABLES.filter((t) => t.columns.some((c) => c.name === 'app_id')).map((t) => t.name),
-  COMPACTED_TIMESLICES,
+  ...TIMESLICE_TABLES.filter((t) => t !== 'timeslices'),
 ];
 
 interface ApplicationRow {

@@ -1,3 +1,4 @@
+import { TIMESLICE_TABLES } from './timeslice-compactor.js';
 import type { Clock } from '../clock.js';
 import type { BatchWriter, WriteTicket } from './batch-writer.js';
 import { METRIC_NAMES, METRIC_PRESENCE, Rows } from './append-tables.js';
@@ -78,7 +79,7 @@ export class MetricIndex {
     }
     for (const r of await db.all<{ app_id: number; host_id: number; instance_id: number; last: bigint }>(
       `SELECT app_id, host_id, instance_id, epoch_ms(max(ts)) AS last
-       FROM (SELECT app_id, host_id, instance_id, ts FROM timeslices UNION ALL SELECT app_id, host_id, instance_id, ts FROM timeslices_compacted)
+       FROM (${TIMESLICE_TABLES.map((t) => `SELECT app_id, host_id, instance_id, ts FROM ${t}`).join(' UNION ALL ')})
        GROUP BY ALL`,
     )) {
       index.reporter(r.app_id, r.host_id, r.instance_id).lastReportedAt = Number(r.last) + MINUTE_MS;

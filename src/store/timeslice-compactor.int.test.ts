@@ -118,3 +118,34 @@ test('deleting an application while a compaction moves its rows: both complete, 
   );
   assert.equal(Number(row!.n), 0);
 });
+
+test('complete days are merged from hour blocks into one block per day, sorted by (app, metric, time); answers unchanged', async () => {
+  const apps = [await connectApp(ts, 'compact-f', 'f-1', 6), await connectApp(ts, 'compact-g', 'g-1', 7)];
+  const day = Date.parse('2026-11-20T00:00:00Z');
+  for (let h = 0; h < 24; h += 3) {
+    for (const [i, app] of apps.entries()) {
+      const begin = day + h * 3_600_000;
+      await sendMetrics(ts, app.runId, begin, begin + 60_000, [
+        ['HttpDispatcher', '', [h + i + 1, (h + 1) * 0.01, 0.001, 0.001, 0.5, 0.3]],
+        ['Errors/all', '', [i + 1, 0, 0, 0, 0, 0]],
+      ]);
+    }
+  }
+  const query = (appId: number) => `/v2/applications/${appId}/metrics/data.json?names[]=HttpDispatcher&names[]=Errors/all&from=2026-11-19T12:00:00Z&to=2026-11-21T12:00:00Z&raw=true`;
+  const before = await Promise.all(apps.map(async (a) => JSON.parse((await rest(ts, 'GET', query(a.appId))).text)));
+  await ts.server.compactor.compactOnce();
+  const [where] = await ts.server.db.all<{ hot: bigint; hourly: bigint; daily: bigint }>(
+    `SELECT (SELECT count(*) FROM timeslices WHERE ts < '2026-11-21') AS hot,
+            (SELECT count(*) FROM timeslices_compacted WHERE ts < '2026-11-21') AS hourly,
+            (SELECT count(*) FROM timeslices_daily) AS daily`,
+  );
+  assert.deepEqual([Number(where!.hot), Number(where!.hourly), Number(where!.daily)], [0, 0, 8 * 2 * 2]);
+  const [ordered] = await ts.server.db.all<{ sorted: boolean }>(
+    `SELECT bool_and(k >= prev) AS sorted FROM (
+       SELECT k, lag(k, 1, 0) OVER (ORDER BY rowid) AS prev
+       FROM (SELECT rowid, app_id * 1e15 + metric_id * 1e12 + epoch_ms(ts) AS k FROM timeslices_daily))`,
+  );
+  assert.equal(ordered!.sorted, true, 'the day block is in (app, metric, time) order');
+  const after = await Promise.all(apps.map(async (a) => JSON.parse((await rest(ts, 'GET', query(a.appId))).text)));
+  after.forEach((body, i) => assertClose(body, before[i], query(apps[i]!.appId)));
+});

@@ -5,7 +5,12 @@ import { timestampValue } from './duckdb-values.js';
 import { Mutex } from './mutex.js';
 
 export const COMPACTED_TIMESLICES = 'timeslices_compacted';
+export const DAILY_TIMESLICES = 'timeslices_daily';
+/** Every table holding timeslices: each row is in exactly one. Readers union them. */
+export const TIMESLICE_TABLES = ['timeslices', COMPACTED_TIMESLICES, DAILY_TIMESLICES] as const;
 const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+const CLUSTER_ORDER = 'ORDER BY account_id, app_id, metric_id, ts';
 
 export interface CompactorOptions {
   /** How often to look for old timeslices; 0 turns compaction off. */
@@ -19,7 +24,8 @@ export const DEFAULT_COMPACTION: CompactorOptions = { intervalMs: 10 * 60_000, m
 /**
  * Moves timeslices older than `minAgeMs` from `timeslices` (arrival order, where ingest appends)
  * to `timeslices_compacted`, an hour at a time, each hour sorted by (account, app, metric, time)
- * and moved in one transaction: readers see every row in exactly one of the two tables. In
+ * and moved in one transaction, then merges each complete day's hour blocks into one sorted block
+ * in `timeslices_daily`: readers see every row in exactly one of the three tables. In
  * arrival order every block holds every application, so a week of one application's metrics
  * reads the whole week; sorted, each hour keeps an application's rows together and DuckDB's zone
  * maps skip the rest. Rows an agent appends meanwhile with an old minute commit after the
@@ -69,24 +75,50 @@ export class TimesliceCompactor {
     for (let untilMs = Math.floor(Number(oldestMs) / HOUR_MS) * HOUR_MS + HOUR_MS; untilMs <= cutoffMs && !this.stopped; untilMs += HOUR_MS) {
       moved += await this.maintenance.run(() => this.moveBefore(conn, untilMs));
     }
+    await this.mergeCompleteDays(conn, Math.floor(cutoffMs / DAY_MS) * DAY_MS);
     return moved;
   }
 
-  private async moveBefore(conn: DuckDBConnection, untilMs: number): Promise<number> {
-    const until = timestampValue(untilMs);
+  /**
+   * Rewrites each complete day's hour blocks as one block sorted by (account, app, metric, time),
+   * a day per transaction. Late rows for a merged day arrive as a small hour block and are merged
+   * as another small day block.
+   */
+  private async mergeCompleteDays(conn: DuckDBConnection, beforeMs: number): Promise<void> {
+    const days = await conn.runAndReadAll(
+      `SELECT DISTINCT epoch_ms(date_trunc('day', ts)) AS day FROM ${COMPACTED_TIMESLICES} WHERE ts < $1 ORDER BY day`,
+      [timestampValue(beforeMs)],
+    );
+    for (const { day } of days.getRowObjectsJS() as { day: bigint }[]) {
+      if (this.stopped) return;
+      const from = timestampValue(Number(day));
+      const until = timestampValue(Number(day) + DAY_MS);
+      await this.maintenance.run(() => this.inTransaction(conn, async () => {
+        await conn.run(`INSERT INTO ${DAILY_TIMESLICES} SELECT * FROM ${COMPACTED_TIMESLICES} WHERE ts >= $1 AND ts < $2 ${CLUSTER_ORDER}`, [from, until]);
+        await conn.run(`DELETE FROM ${COMPACTED_TIMESLICES} WHERE ts >= $1 AND ts < $2`, [from, until]);
+      }));
+    }
+  }
+
+  private async inTransaction<T>(conn: DuckDBConnection, work: () => Promise<T>): Promise<T> {
     await conn.run('BEGIN TRANSACTION');
     try {
-      const inserted = await conn.run(
-        `INSERT INTO ${COMPACTED_TIMESLICES} SELECT * FROM timeslices WHERE ts < $1 ORDER BY account_id, app_id, metric_id, ts`,
-        [until],
-      );
-      await conn.run('DELETE FROM timeslices WHERE ts < $1', [until]);
+      const result = await work();
       await conn.run('COMMIT');
-      return Number(inserted.rowsChanged);
+      return result;
     } catch (error) {
       await conn.run('ROLLBACK').catch(() => undefined);
       throw error;
     }
+  }
+
+  private moveBefore(conn: DuckDBConnection, untilMs: number): Promise<number> {
+    const until = timestampValue(untilMs);
+    return this.inTransaction(conn, async () => {
+      const inserted = await conn.run(`INSERT INTO ${COMPACTED_TIMESLICES} SELECT * FROM timeslices WHERE ts < $1 ${CLUSTER_ORDER}`, [until]);
+      await conn.run('DELETE FROM timeslices WHERE ts < $1', [until]);
+      return Number(inserted.rowsChanged);
+    });
   }
 
   /** Stops the timer and waits for a run in progress. */

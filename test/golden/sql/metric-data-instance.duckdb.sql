@@ -1,6 +1,6 @@
 -- SQL
 SELECT "metric_id" AS "g0", CAST((epoch_ms("ts") - $1) // $2 AS INTEGER) AS "bucket", sum("call_count") AS "a0", sum("total") AS "a1"
-FROM (SELECT * FROM "timeslices" WHERE "account_id" = $3 AND "ts" >= $4 AND "ts" < $5 AND ("app_id" = $6 AND "host_id" = $7 AND "instance_id" = $8 AND "metric_id" IN ($9) AND "scope_id" = $10) UNION ALL SELECT * FROM "timeslices_compacted" WHERE "account_id" = $3 AND "ts" >= $4 AND "ts" < $5 AND ("app_id" = $6 AND "host_id" = $7 AND "instance_id" = $8 AND "metric_id" IN ($9) AND "scope_id" = $10)) AS "source"
+FROM (SELECT * FROM "timeslices" WHERE "account_id" = $3 AND "ts" >= $4 AND "ts" < $5 AND ("app_id" = $6 AND "host_id" = $7 AND "instance_id" = $8 AND "metric_id" IN ($9) AND "scope_id" = $10) UNION ALL SELECT * FROM "timeslices_compacted" WHERE "account_id" = $3 AND "ts" >= $4 AND "ts" < $5 AND ("app_id" = $6 AND "host_id" = $7 AND "instance_id" = $8 AND "metric_id" IN ($9) AND "scope_id" = $10) UNION ALL SELECT * FROM "timeslices_daily" WHERE "account_id" = $3 AND "ts" >= $4 AND "ts" < $5 AND ("app_id" = $6 AND "host_id" = $7 AND "instance_id" = $8 AND "metric_id" IN ($9) AND "scope_id" = $10)) AS "source"
 GROUP BY "g0", "bucket"
 ORDER BY "g0", "bucket"
 

@@ -1,6 +1,6 @@
 -- SQL
 SELECT "metric_id" AS "g0", CAST((epoch_ms("ts") - $1) // $2 AS INTEGER) AS "bucket", sum("total") AS "a0", sum("call_count") AS "a1", min("min") AS "a2", max("max") AS "a3", sum(("exclusive" / NULLIF("call_count", 0))) AS "a4", count(("exclusive" / NULLIF("call_count", 0))) AS "a5", sum("sum_of_squares") AS "a6", sum("exclusive") AS "a7"
-FROM (SELECT * FROM "timeslices" WHERE "account_id" = $3 AND "ts" >= $4 AND "ts" < $5 AND ("app_id" = $6 AND "metric_id" IN ($7, $8) AND "scope_id" = $9) UNION ALL SELECT * FROM "timeslices_compacted" WHERE "account_id" = $3 AND "ts" >= $4 AND "ts" < $5 AND ("app_id" = $6 AND "metric_id" IN ($7, $8) AND "scope_id" = $9)) AS "source"
+FROM (SELECT * FROM "timeslices" WHERE "account_id" = $3 AND "ts" >= $4 AND "ts" < $5 AND ("app_id" = $6 AND "metric_id" IN ($7, $8) AND "scope_id" = $9) UNION ALL SELECT * FROM "timeslices_compacted" WHERE "account_id" = $3 AND "ts" >= $4 AND "ts" < $5 AND ("app_id" = $6 AND "metric_id" IN ($7, $8) AND "scope_id" = $9) UNION ALL SELECT * FROM "timeslices_daily" WHERE "account_id" = $3 AND "ts" >= $4 AND "ts" < $5 AND ("app_id" = $6 AND "metric_id" IN ($7, $8) AND "scope_id" = $9)) AS "source"
 GROUP BY "g0", "bucket"
 ORDER BY "g0", "bucket"
 

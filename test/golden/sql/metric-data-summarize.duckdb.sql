@@ -1,6 +1,6 @@
 -- SQL
 SELECT "metric_id" AS "g0", sum("call_count") AS "a0", sum("total") AS "a1", sum("exclusive") AS "a2"
-FROM (SELECT * FROM "timeslices" WHERE "account_id" = $1 AND "ts" >= $2 AND "ts" < $3 AND ("app_id" = $4 AND "metric_id" IN ($5, $6) AND "scope_id" = $7) UNION ALL SELECT * FROM "timeslices_compacted" WHERE "account_id" = $1 AND "ts" >= $2 AND "ts" < $3 AND ("app_id" = $4 AND "metric_id" IN ($5, $6) AND "scope_id" = $7)) AS "source"
+FROM (SELECT * FROM "timeslices" WHERE "account_id" = $1 AND "ts" >= $2 AND "ts" < $3 AND ("app_id" = $4 AND "metric_id" IN ($5, $6) AND "scope_id" = $7) UNION ALL SELECT * FROM "timeslices_compacted" WHERE "account_id" = $1 AND "ts" >= $2 AND "ts" < $3 AND ("app_id" = $4 AND "metric_id" IN ($5, $6) AND "scope_id" = $7) UNION ALL SELECT * FROM "timeslices_daily" WHERE "account_id" = $1 AND "ts" >= $2 AND "ts" < $3 AND ("app_id" = $4 AND "metric_id" IN ($5, $6) AND "scope_id" = $7)) AS "source"
 GROUP BY "g0"
 ORDER BY "g0"
 
