@@ -1,6 +1,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { connectApp, ManualClock, rest, sendMetrics, startTestServer } from '../../test/helpers/rest-fixture.js';
+import { TimesliceCompactor } from './timeslice-compactor.js';
 
 const clock = new ManualClock(Date.parse('2026-11-22T12:00:30Z'));
 const ts = await startTestServer({ TIMESLICE_COMPACT_EVERY_MS: '0' }, { clock });
@@ -148,4 +149,26 @@ test('complete days are merged from hour blocks into one block per day, sorted b
   assert.equal(ordered!.sorted, true, 'the day block is in (app, metric, time) order');
   const after = await Promise.all(apps.map(async (a) => JSON.parse((await rest(ts, 'GET', query(a.appId))).text)));
   after.forEach((body, i) => assertClose(body, before[i], query(apps[i]!.appId)));
+});
+
+test('a complete day already in hour blocks is merged even when no new rows are old enough to move', async () => {
+  const app = await connectApp(ts, 'compact-h', 'h-1', 8);
+  for (const at of ['2026-11-21T05:00:00Z', '2026-11-21T10:00:00Z']) {
+    const begin = Date.parse(at);
+    await sendMetrics(ts, app.runId, begin, begin + 60_000, [['HttpDispatcher', '', [1, 0.1, 0.1, 0.1, 0.1, 0.01]]]);
+  }
+  const own = new ManualClock(Date.parse('2026-11-21T13:00:00Z'));
+  const compactor = new TimesliceCompactor(ts.server.db, own, { intervalMs: 0, minAgeMs: 2 * 3_600_000 });
+  try {
+    assert.equal(await compactor.compactOnce(), 2, 'both rows move into hour blocks; 11-21 is not complete yet');
+    own.ms = Date.parse('2026-11-22T03:30:00Z');
+    assert.equal(await compactor.compactOnce(), 0, 'nothing new to move');
+  } finally {
+    await compactor.stop();
+  }
+  const [row] = await ts.server.db.all<{ daily: bigint; hourly: bigint }>(
+    `SELECT (SELECT count(*) FROM timeslices_daily WHERE app_id = ${app.appId}) AS daily,
+            (SELECT count(*) FROM timeslices_compacted WHERE app_id = ${app.appId}) AS hourly`,
+  );
+  assert.deepEqual([Number(row!.daily), Number(row!.hourly)], [2, 0]);
 });

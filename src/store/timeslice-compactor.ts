@@ -70,9 +70,9 @@ export class TimesliceCompactor {
     const cutoffMs = Math.floor((this.clock.now() - this.options.minAgeMs) / HOUR_MS) * HOUR_MS;
     const oldest = await conn.runAndReadAll('SELECT epoch_ms(min(ts)) AS oldest FROM timeslices WHERE ts < $1', [timestampValue(cutoffMs)]);
     const oldestMs = oldest.getRowObjectsJS()[0]?.oldest;
-    if (oldestMs === null || oldestMs === undefined) return 0;
     let moved = 0;
-    for (let untilMs = Math.floor(Number(oldestMs) / HOUR_MS) * HOUR_MS + HOUR_MS; untilMs <= cutoffMs && !this.stopped; untilMs += HOUR_MS) {
+    const firstMs = oldestMs === null || oldestMs === undefined ? Infinity : Math.floor(Number(oldestMs) / HOUR_MS) * HOUR_MS + HOUR_MS;
+    for (let untilMs = firstMs; untilMs <= cutoffMs && !this.stopped; untilMs += HOUR_MS) {
       moved += await this.maintenance.run(() => this.moveBefore(conn, untilMs));
     }
     await this.mergeCompleteDays(conn, Math.floor(cutoffMs / DAY_MS) * DAY_MS);
