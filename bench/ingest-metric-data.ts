@@ -21,13 +21,13 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import https from 'node:https';
-import { createRequire } from 'node:module';
 import os from 'node:os';
+import { machineFacts, type MachineFacts } from './machine.js';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import duckdb from '@duckdb/node-bindings';
-import { DuckDBDataChunk, DuckDBTimestampValue, version as duckdbVersion, type DuckDBAppender, type DuckDBValue } from '@duckdb/node-api';
+import { DuckDBDataChunk, DuckDBTimestampValue, type DuckDBAppender, type DuckDBValue } from '@duckdb/node-api';
 import { resolveServeConfig } from '../src/config.js';
 import { parseMetricData, timesliceRows } from '../src/ingest/agent/payloads.js';
 import { startServer, type RunningServer } from '../src/server.js';
@@ -647,7 +647,7 @@ export interface RawResult {
 
 export interface IngestBenchResult {
   readonly date: string;
-  readonly machine: { cpus: number; cpuModel: string; memoryGiB: number; node: string; duckdb: string; duckdbNodeApi: string; platform: string };
+  readonly machine: MachineFacts;
   readonly options: IngestBenchOptions;
   readonly payloads: {
     distinct: number;
@@ -801,19 +801,9 @@ export async function runIngestMetricData(options: IngestBenchOptions = DEFAULT_
     const flat = connected.payloads.flat();
     const seconds = report.elapsedMs / 1000;
     const rowsPerSecond = report.rows / seconds;
-    const require = createRequire(import.meta.url);
-    const cpus = os.cpus();
     return {
       date: new Date().toISOString().slice(0, 10),
-      machine: {
-        cpus: os.availableParallelism(),
-        cpuModel: cpus[0]?.model ?? 'unknown',
-        memoryGiB: Math.round(os.totalmem() / 2 ** 30),
-        node: process.version,
-        duckdb: duckdbVersion(),
-        duckdbNodeApi: (require('@duckdb/node-api/package.json') as { version: string }).version,
-        platform: `${os.platform()} ${os.release()} ${os.arch()}`,
-      },
+      machine: machineFacts(),
       options,
       payloads: {
         distinct: flat.length,

@@ -33,10 +33,8 @@
  * against the raw SQL within 1e-9 relative, and the default (3 significant figures) answer
  * against the same numbers rounded; any difference fails the benchmark.
  */
-import { createRequire } from 'node:module';
-import os from 'node:os';
+import { machineFacts, type MachineFacts } from './machine.js';
 import type { DuckDBConnection, DuckDBMaterializedResult, DuckDBValue } from '@duckdb/node-api';
-import { version as duckdbVersion } from '@duckdb/node-api';
 import { resolveServeConfig } from '../src/config.js';
 import { formatRestTime } from '../src/domain/time/iso8601.js';
 import { resolveMetricWindow, type MetricWindow } from '../src/domain/time/rest-window.js';
@@ -282,7 +280,7 @@ export interface CaseResult {
 
 export interface RestBenchResult {
   readonly date: string;
-  readonly machine: { cpus: number; cpuModel: string; memoryGiB: number; node: string; duckdb: string; duckdbNodeApi: string; platform: string; loadAverage: number[] };
+  readonly machine: MachineFacts;
   readonly options: RestBenchOptions;
   readonly store: Omit<TimesliceStore, 'metricIds' | 'appNames'>;
   readonly endpointAvailable: boolean;
@@ -461,21 +459,10 @@ export async function runRestMetricData(options: RestBenchOptions = DEFAULT_REST
       log(`${c.label}: ${formatCaseLine(results.at(-1)!)}`);
     }
 
-    const require = createRequire(import.meta.url);
-    const cpus = os.cpus();
     const { metricIds: _ids, appNames: _names, ...storeFacts } = store;
     return {
       date: new Date().toISOString().slice(0, 10),
-      machine: {
-        cpus: os.availableParallelism(),
-        cpuModel: cpus[0]?.model ?? 'unknown',
-        memoryGiB: Math.round(os.totalmem() / 2 ** 30),
-        node: process.version,
-        duckdb: duckdbVersion(),
-        duckdbNodeApi: (require('@duckdb/node-api/package.json') as { version: string }).version,
-        platform: `${os.platform()} ${os.release()} ${os.arch()}`,
-        loadAverage: os.loadavg().map((l) => Math.round(l * 100) / 100),
-      },
+      machine: machineFacts(),
       options,
       store: storeFacts,
       endpointAvailable,
