@@ -4,10 +4,10 @@ import { formatRestTime } from '../../domain/time/iso8601.js';
 import { ApplicationNotFoundError, type Application, type ApplicationChanges, type Catalog } from '../../store/catalog.js';
 import type { MetricIndex } from '../../store/metric-index.js';
 import type { PlanExecutor } from '../../store/plan-executor.js';
-import { applicationSummaries, healthStatus, REPORTING_TIMEOUT_MS, type ApplicationSummary } from './application-summary.js';
+import { applicationSummaries, healthStatus, isReporting, REPORTING_TIMEOUT_MS, type ApplicationSummary } from './application-summary.js';
 import { paginate, parsePage } from './link-header.js';
 import { applicationOf } from './metric-routes.js';
-import { threeSignificant } from './number-format.js';
+import { threeSignificant, twoDecimals } from './number-format.js';
 import { RestError } from './rest-error.js';
 import { RestParams } from './rest-params.js';
 import { restRoute, type RestHandler } from './rest-plugin.js';
@@ -73,7 +73,7 @@ export function registerApplicationRoutes(app: FastifyInstance, deps: Applicatio
     const application = applicationOf(deps.catalog, request, ctx);
     const last = deps.metrics.lastReportedAt({ appId: application.id });
     const now = deps.clock.now();
-    if (last !== undefined && now - last < REPORTING_TIMEOUT_MS) {
+    if (last !== undefined && isReporting(last, now)) {
       const wait = Math.ceil((last + REPORTING_TIMEOUT_MS - now) / 60_000);
       throw RestError.unprocessable(
         `Application ${application.id} is still reporting and cannot be deleted`,
@@ -118,45 +118,36 @@ function filterApplications(deps: ApplicationRouteDeps, apps: readonly Applicati
 
 async function applicationObjects(deps: ApplicationRouteDeps, accountId: number, apps: readonly Application[]): Promise<Record<string, unknown>[]> {
   const now = deps.clock.now();
-  const reportingApps = apps.filter((a) => isReporting(deps, a.id, now));
+  const reportingApps = apps.filter((a) => isReporting(deps.metrics.lastReportedAt({ appId: a.id }), now));
   const summaries = await applicationSummaries(deps, accountId, reportingApps, now);
   return apps.map((a) => applicationObject(deps, a, now, summaries.get(a.id)));
 }
 
-function isReporting(deps: ApplicationRouteDeps, appId: number, now: number): boolean {
-  const last = deps.metrics.lastReportedAt({ appId });
-  return last !== undefined && now - last < REPORTING_TIMEOUT_MS;
-}
-
 /**
- * The application object of REST v2 (reference §2.2). A reporting application carries
- * `last_reported_at` and its summaries; one that is not has neither, and is gray.
+ * The application object of REST v2 (reference §2.2). A reporting application (one with a
+ * summary) carries `last_reported_at` and its summaries; one that is not has neither, and is gray.
  */
 function applicationObject(deps: ApplicationRouteDeps, app: Application, now: number, summary: ApplicationSummary | undefined): Record<string, unknown> {
-  const reporting = isReporting(deps, app.id, now);
-  const last = deps.metrics.lastReportedAt({ appId: app.id });
+  const reporting = summary !== undefined;
   const hosts = deps.catalog.hostsOf(app.id);
   const instances = deps.catalog.instancesOf(app.id);
-  const liveHosts = hosts.filter((h) => isLive(deps.metrics.lastReportedAt({ appId: app.id, hostId: h.id }), now));
-  const liveInstances = instances.filter((i) => isLive(deps.metrics.lastReportedAt({ appId: app.id, instanceId: i.id }), now));
+  const liveHosts = hosts.filter((h) => isReporting(deps.metrics.lastReportedAt({ appId: app.id, hostId: h.id }), now));
+  const liveInstances = instances.filter((i) => isReporting(deps.metrics.lastReportedAt({ appId: app.id, instanceId: i.id }), now));
   const object: Record<string, unknown> = {
     id: app.id,
     name: app.name,
     language: app.language ?? 'unknown',
-    health_status: healthStatus(reporting, summary),
+    health_status: healthStatus(summary),
     reporting,
   };
-  if (reporting && last !== undefined) object.last_reported_at = formatRestTime(last);
-  if (reporting) {
-    // A reporting application always has a summary (zeros before its first requests): scripts read
-    // `application_summary.response_time` of every reporting application.
-    summary ??= ZERO_SUMMARY;
+  if (summary) {
+    object.last_reported_at = formatRestTime(deps.metrics.lastReportedAt({ appId: app.id })!);
     object.application_summary = {
       response_time: threeSignificant(summary.responseTime),
       throughput: threeSignificant(summary.throughput),
       error_rate: threeSignificant(summary.errorRate),
       apdex_target: app.apdexT,
-      apdex_score: Math.round(summary.apdexScore * 100) / 100,
+      apdex_score: twoDecimals(summary.apdexScore),
       host_count: liveHosts.length,
       instance_count: liveInstances.length,
       concurrent_instance_count: liveInstances.length,
@@ -166,7 +157,7 @@ function applicationObject(deps: ApplicationRouteDeps, app: Application, now: nu
         response_time: threeSignificant(summary.endUser.responseTime),
         throughput: threeSignificant(summary.endUser.throughput),
         apdex_target: app.endUserApdexT,
-        apdex_score: Math.round(summary.endUser.apdexScore * 100) / 100,
+        apdex_score: twoDecimals(summary.endUser.apdexScore),
       };
     }
   }
@@ -184,11 +175,6 @@ function applicationObject(deps: ApplicationRouteDeps, app: Application, now: nu
   return object;
 }
 
-const ZERO_SUMMARY: ApplicationSummary = { responseTime: 0, throughput: 0, errorRate: 0, apdexScore: 0, hasApdex: false };
-
-function isLive(last: number | undefined, now: number): boolean {
-  return last !== undefined && now - last < REPORTING_TIMEOUT_MS;
-}
 
 /**
  * The PUT body: JSON `{"application": {"name", "settings": {…}}}` as every client sends, or the

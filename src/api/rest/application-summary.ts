@@ -11,6 +11,11 @@ export const SUMMARY_WINDOW_MINUTES = 10;
 /** An application that sent no metric data for this long is not reporting (REST v2 docs: ~10 minutes). */
 export const REPORTING_TIMEOUT_MS = 10 * 60_000;
 
+/** Whether something last reported at `last` (epoch ms, or never) is reporting at `now`. */
+export function isReporting(last: number | undefined, now: number): boolean {
+  return last !== undefined && now - last < REPORTING_TIMEOUT_MS;
+}
+
 export interface ApplicationSummary {
   /** ms: HttpDispatcher average + queue time spread over the requests (spec §1 formula). */
   readonly responseTime: number;
@@ -53,15 +58,16 @@ export async function applicationSummaries(
   apps: readonly Application[],
   nowMs: number,
 ): Promise<Map<number, ApplicationSummary>> {
-  const summaries = new Map<number, ApplicationSummary>();
-  const ids = METRICS.map((name) => [name, deps.metrics.metricId(name)] as const).filter((e): e is readonly [typeof METRICS[number], number] => e[1] !== undefined);
-  if (apps.length === 0 || ids.length === 0) return summaries;
-
+  const ids = METRICS.flatMap((name) => {
+    const id = deps.metrics.metricId(name);
+    return id === undefined ? [] : [[id, name] as const];
+  });
   const set = new AggregateSet();
-  const outputs: { name: string; expr: OutputExpr }[] = INPUTS.map(([metric, value]) => ({
-    name: `${metric}:${value}`,
-    expr: lowerTimesliceFunction(restValueOf(metric, value)!.fn, set),
-  }));
+  const outputIndex = new Map<string, number>();
+  const outputs: { name: string; expr: OutputExpr }[] = INPUTS.map(([metric, value], i) => {
+    outputIndex.set(`${metric}:${value}`, i);
+    return { name: `${metric}:${value}`, expr: lowerTimesliceFunction(restValueOf(metric, value)!.fn, set) };
+  });
   const endMs = Math.floor(nowMs / 60_000) * 60_000 + 60_000;
   const window = { beginMs: endMs - SUMMARY_WINDOW_MINUTES * 60_000, endMs };
   const plan: AggregatePlan = {
@@ -69,26 +75,28 @@ export async function applicationSummaries(
     source: { kind: 'timeslices' },
     accountId,
     window,
-    where: and(isIn('appId', apps.map((a) => a.id)), isIn('metricId', ids.map(([, id]) => id)), eq('scopeId', 0)),
+    where: and(isIn('appId', apps.map((a) => a.id)), isIn('metricId', ids.map(([id]) => id)), eq('scopeId', 0)),
     groupBy: [field('appId'), field('metricId')],
     aggregates: set.all,
     outputs,
   };
-  const result = await deps.executor.aggregate(plan);
-  const nameOfId = new Map(ids.map(([name, id]) => [id, name]));
-  const rows = new Map<string, number>();
-  for (let row = 0; row < result.rowCount; row++) {
-    rows.set(`${result.groups[0]![row]}:${nameOfId.get(Number(result.groups[1]![row]))}`, row);
+  // Nothing to read when no application is asked for or none of the metrics was ever stored: every
+  // summary is then the summary of no rows.
+  const result = apps.length > 0 && ids.length > 0 ? await deps.executor.aggregate(plan) : undefined;
+  const nameOfId = new Map(ids);
+  const vectors = new Map<string, (number | null)[]>();
+  for (let row = 0; row < (result?.rowCount ?? 0); row++) {
+    const key = `${result!.groups[0]![row]}:${nameOfId.get(Number(result!.groups[1]![row]))}`;
+    vectors.set(key, result!.aggregates.map((column) => column[row] ?? null));
   }
   const seconds = SUMMARY_WINDOW_MINUTES * 60;
 
+  const summaries = new Map<number, ApplicationSummary>();
   for (const app of apps) {
     const value = (metric: string, valueName: string): number => {
-      const row = rows.get(`${app.id}:${metric}`);
-      if (row === undefined) return 0;
-      const index = INPUTS.findIndex(([m, v]) => m === metric && v === valueName);
-      const vector = result.aggregates.map((column) => column[row] ?? null);
-      return evaluateOutput(outputs[index]!.expr, vector, seconds) ?? 0;
+      const vector = vectors.get(`${app.id}:${metric}`);
+      if (vector === undefined) return 0;
+      return evaluateOutput(outputs[outputIndex.get(`${metric}:${valueName}`)!]!.expr, vector, seconds) ?? 0;
     };
     const webCalls = value('HttpDispatcher', 'call_count');
     const otherCalls = value('OtherTransaction/all', 'call_count');
@@ -99,13 +107,13 @@ export async function applicationSummaries(
     const throughput = webCalls > 0 ? value('HttpDispatcher', 'requests_per_minute') : value('OtherTransaction/all', 'requests_per_minute');
     const calls = webCalls + otherCalls;
     const errorRate = calls > 0 ? (100 * value('Errors/all', 'error_count')) / calls : 0;
-    const hasEndUser = rows.has(`${app.id}:EndUser`) || rows.has(`${app.id}:EndUser/Apdex`);
+    const hasEndUser = vectors.has(`${app.id}:EndUser`) || vectors.has(`${app.id}:EndUser/Apdex`);
     summaries.set(app.id, {
       responseTime,
       throughput,
       errorRate,
       apdexScore: value('Apdex', 'score'),
-      hasApdex: rows.has(`${app.id}:Apdex`),
+      hasApdex: vectors.has(`${app.id}:Apdex`),
       ...(hasEndUser
         ? { endUser: { responseTime: value('EndUser', 'average_value'), throughput: value('EndUser', 'calls_per_minute'), apdexScore: value('EndUser/Apdex', 'score') } }
         : {}),
@@ -116,12 +124,11 @@ export async function applicationSummaries(
 
 /**
  * Timeslice has no alert policies yet; health stands in for one default condition per
- * application: gray when not reporting, red when Apdex < 0.5 or errors ≥ 10 %, orange when
- * Apdex < 0.7 or errors ≥ 5 %, green otherwise (an application with no requests is green).
+ * application: gray when not reporting (no summary), red when Apdex < 0.5 or errors ≥ 10 %,
+ * orange when Apdex < 0.7 or errors ≥ 5 %, green otherwise (an application with no requests is green).
  */
-export function healthStatus(reporting: boolean, summary: ApplicationSummary | undefined): 'green' | 'orange' | 'red' | 'gray' {
-  if (!reporting) return 'gray';
-  if (!summary) return 'green';
+export function healthStatus(summary: ApplicationSummary | undefined): 'green' | 'orange' | 'red' | 'gray' {
+  if (!summary) return 'gray';
   const apdex = summary.hasApdex ? summary.apdexScore : 1;
   if (apdex < 0.5 || summary.errorRate >= 10) return 'red';
   if (apdex < 0.7 || summary.errorRate >= 5) return 'orange';

@@ -12,3 +12,8 @@ export function threeSignificant(x: number): number {
   if (!Number.isFinite(x) || x === 0) return x === 0 ? 0 : x;
   return Number(x.toPrecision(3));
 }
+
+/** Two decimals, as New Relic shows Apdex scores (on the overview and in metric data). */
+export function twoDecimals(x: number): number {
+  return Math.round(x * 100) / 100;
+}

@@ -1,5 +1,5 @@
 import { lowerTimesliceFunction, TIMESLICE_VALUE, formatDuration } from '../../../domain/aggregate/timeslice-function.js';
-import { REST_VALUES, restRounding, restValueNrql, restValueOf, valueNamesOf, type RestRounding, type RestValue } from '../../../domain/aggregate/rest-values.js';
+import { restRounding, restValueNrql, restValueOf, valueNamesOf, type RestRounding, type RestValue } from '../../../domain/aggregate/rest-values.js';
 import { AggregateSet, bucketsFor, type AggregatePlan } from '../../../plan/aggregate-plan.js';
 import { and, eq, field, isIn, type OutputExpr } from '../../../plan/expressions.js';
 import { quoteNrqlString } from '../../../nrql/literals.js';
@@ -111,9 +111,6 @@ function selectValues(metricName: string, requested: readonly string[] | undefin
   }
   return selected;
 }
-
-/** Every value name the table knows, for telling a typo from a value another metric offers. */
-export const KNOWN_VALUE_NAMES: ReadonlySet<string> = new Set(REST_VALUES.keys());
 
 function metricNrql(query: MetricDataQuery, metricName: string, values: readonly RestValue[]): string | undefined {
   if (values.length === 0) return undefined;

@@ -1,7 +1,7 @@
 import { evaluateOutput } from '../../../plan/expressions.js';
 import type { AggregateColumns } from '../../../store/plan-executor.js';
 import { formatRestTime } from '../../../domain/time/iso8601.js';
-import { threeSignificant } from '../number-format.js';
+import { threeSignificant, twoDecimals } from '../number-format.js';
 import type { MetricDataPlan } from './metric-data-plan.js';
 import type { RestRounding } from '../../../domain/aggregate/rest-values.js';
 
@@ -42,7 +42,7 @@ export function shapeMetricData(input: MetricDataShapeInput): Record<string, unk
   const format = (value: number | null, rounding: RestRounding): number => {
     const n = value ?? 0;
     if (input.raw || rounding === 'exact') return n;
-    return rounding === 'twoDecimals' ? Math.round(n * 100) / 100 : threeSignificant(n);
+    return rounding === 'twoDecimals' ? twoDecimals(n) : threeSignificant(n);
   };
 
   const metrics = planned.metrics.map((metric) => {
