@@ -22,6 +22,7 @@ import { once } from 'node:events';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import https from 'node:https';
 import os from 'node:os';
+import { seededRandom } from '../test/helpers/seeded-random.js';
 import { machineFacts, type MachineFacts } from './machine.js';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -129,17 +130,6 @@ const SUPPORTABILITY_METRICS = [
   'Supportability/Utilization/docker/error', 'Supportability/Utilization/aws/error',
 ];
 
-/** Deterministic PRNG (mulberry32), so the parent can rebuild exactly what the client sent. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Transaction {
   readonly name: string;
@@ -153,7 +143,7 @@ interface Transaction {
 
 function serviceTransactions(serviceIndex: number, seed: number): Transaction[] {
   const service = SERVICES[serviceIndex % SERVICES.length]!;
-  const rnd = prng(seed ^ (serviceIndex * 7919 + 1));
+  const rnd = seededRandom(seed ^ (serviceIndex * 7919 + 1));
   const out: Transaction[] = [];
   for (let i = 0; out.length < service.transactions; i++) {
     const resource = RESOURCES[(i + serviceIndex * 7) % RESOURCES.length]!;
@@ -200,7 +190,7 @@ export function agentSpecs(agents: number): AgentSpec[] {
 
 /** Harvest j of an agent: `[run_id, begin_s, end_s, [[spec, stats], …]]` as the Node agent frames it. */
 export function buildHarvest(agent: AgentSpec, harvest: number, runId: string, seed: number): unknown[] {
-  const rnd = prng(seed ^ Math.imul(agent.index + 1, 0x9e3779b1) ^ Math.imul(harvest + 1, 0x85ebca6b));
+  const rnd = seededRandom(seed ^ Math.imul(agent.index + 1, 0x9e3779b1) ^ Math.imul(harvest + 1, 0x85ebca6b));
   const service = SERVICES[agent.service]!;
   const db = service.db;
   const metrics: MetricEntry[] = [];

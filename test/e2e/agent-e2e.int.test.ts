@@ -1,11 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DuckDBInstance } from '@duckdb/node-api';
+import { waitForExit, withAgentApp } from '../helpers/agent-app.js';
 
 /*
  * End to end: `timeslice serve` as a real process, two apps instrumented by the real `newrelic`
@@ -38,14 +39,6 @@ function paths(plan: Plan): string[] {
   return (Object.keys(plan.mix) as Kind[]).flatMap((kind) => Array.from({ length: plan.mix[kind] }, (_, i) => `/${kind}/${i + 1}`));
 }
 
-function waitForExit(child: ChildProcess, ms: number): Promise<number | null> {
-  return new Promise((resolve, reject) => {
-    if (child.exitCode !== null) return resolve(child.exitCode);
-    const timer = setTimeout(() => reject(new Error(`process ${child.pid} did not exit within ${ms} ms`)), ms);
-    child.once('exit', (code) => { clearTimeout(timer); resolve(code); });
-  });
-}
-
 async function startServe(dataDir: string): Promise<{ child: ChildProcess; apiUrl: string; collectorPort: number; certPath: string; output: () => string }> {
   const child = spawn(process.execPath, ['bin/timeslice.js', 'serve', '--port', '0', '--collector-port', '0', '--data', dataDir], {
     cwd: repoRoot,
@@ -70,27 +63,7 @@ async function startServe(dataDir: string): Promise<{ child: ChildProcess; apiUr
 }
 
 async function runApp(plan: Plan, collectorPort: number, certPath: string, logDir: string): Promise<string[]> {
-  const app = fork(join(repoRoot, 'test/e2e/fixtures/agent-app.cjs'), [], {
-    execArgv: ['-r', 'newrelic'],
-    env: {
-      ...process.env,
-      NEW_RELIC_APP_NAME: plan.app,
-      NEW_RELIC_LICENSE_KEY: LICENSE_KEY,
-      NEW_RELIC_HOST: 'localhost',
-      NEW_RELIC_PORT: String(collectorPort),
-      NODE_EXTRA_CA_CERTS: certPath,
-      NEW_RELIC_NO_CONFIG_FILE: 'true',
-      NEW_RELIC_LOG: join(logDir, `${plan.app}.log`),
-      NEW_RELIC_LOG_LEVEL: 'info',
-    },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  try {
-    const port = await new Promise<number>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${plan.app}: agent did not connect within 30 s (see ${logDir})`)), 30_000);
-      app.once('message', (m: { port: number }) => { clearTimeout(timer); resolve(m.port); });
-      app.once('exit', (code) => reject(new Error(`${plan.app} exited with ${code}`)));
-    });
+  return withAgentApp({ appName: plan.app, licenseKey: LICENSE_KEY, collectorPort, certPath, logDir }, async ({ port }) => {
     const sent = paths(plan);
     await Promise.all(sent.map(async (path) => {
       const headers: Record<string, string> = {};
@@ -100,12 +73,8 @@ async function runApp(plan: Plan, collectorPort: number, certPath: string, logDi
       await res.text();
       assert.equal(res.status, path.startsWith('/error') ? 500 : 200);
     }));
-    app.send('shutdown');
-    assert.equal(await waitForExit(app, 40_000), 0, `${plan.app} agent shutdown failed`);
     return sent;
-  } finally {
-    if (app.exitCode === null) app.kill('SIGKILL');
-  }
+  });
 }
 
 test('the real Node agent reports into the store: counts, Apdex, queue time and events match the requests sent', { timeout: 180_000 }, async (t) => {

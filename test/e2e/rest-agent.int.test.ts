@@ -1,10 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fork, type ChildProcess } from 'node:child_process';
 import { get } from 'node:http';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Clock } from '../../src/clock.js';
+import { withAgentApp } from '../helpers/agent-app.js';
 import { startTestServer, TEST_API_KEY, TEST_LICENSE_KEY } from '../helpers/test-server.js';
 
 /*
@@ -35,8 +33,6 @@ import { startTestServer, TEST_API_KEY, TEST_LICENSE_KEY } from '../helpers/test
  *   Custom/WebFrontend/QueueTime). The zero thus travels the agent's normal harvest.
  */
 
-// Tests run compiled from dist/test/e2e; the fixture stays in the source tree.
-const fixture = fileURLToPath(new URL('../../../test/e2e/fixtures/agent-app.cjs', import.meta.url));
 const MINUTE_MS = 60_000;
 
 type Kind = 'fast' | 'tolerating' | 'frustrating' | 'error';
@@ -77,37 +73,9 @@ class ShiftedClock implements Clock {
   }
 }
 
-function waitForExit(child: ChildProcess, ms: number): Promise<number | null> {
-  return new Promise((resolve, reject) => {
-    if (child.exitCode !== null) return resolve(child.exitCode);
-    const timer = setTimeout(() => reject(new Error(`process ${child.pid} did not exit within ${ms} ms`)), ms);
-    child.once('exit', (code) => { clearTimeout(timer); resolve(code); });
-  });
-}
-
 /** Runs one app under the agent, sends its plan, shuts it down; returns what it got on connect. */
 async function runApp(plan: Plan, collectorPort: number, certPath: string, logDir: string): Promise<{ apdexT: number; appId: number }> {
-  const app = fork(fixture, [], {
-    execArgv: ['-r', 'newrelic'],
-    env: {
-      ...process.env,
-      NEW_RELIC_APP_NAME: plan.app,
-      NEW_RELIC_LICENSE_KEY: TEST_LICENSE_KEY,
-      NEW_RELIC_HOST: 'localhost',
-      NEW_RELIC_PORT: String(collectorPort),
-      NODE_EXTRA_CA_CERTS: certPath,
-      NEW_RELIC_NO_CONFIG_FILE: 'true',
-      NEW_RELIC_LOG: join(logDir, `${plan.app}.log`),
-      NEW_RELIC_LOG_LEVEL: 'info',
-    },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  try {
-    const ready = await new Promise<{ port: number; apdexT: number; appId: number }>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${plan.app}: agent did not connect within 30 s (see ${logDir})`)), 30_000);
-      app.once('message', (m: { port: number; apdexT: number; appId: number }) => { clearTimeout(timer); resolve(m); });
-      app.once('exit', (code) => reject(new Error(`${plan.app} exited with ${code}`)));
-    });
+  return withAgentApp({ appName: plan.app, licenseKey: TEST_LICENSE_KEY, collectorPort, certPath, logDir }, async (ready) => {
     await Promise.all(plan.requests.map(async (r, i) => {
       const headers: Record<string, string> = {};
       if (r.queue === 'past') headers['X-Request-Start'] = `t=${(Date.now() - 50) * 1000}`;
@@ -117,12 +85,8 @@ async function runApp(plan: Plan, collectorPort: number, certPath: string, logDi
       await res.text();
       assert.equal(res.status, r.kind === 'error' ? 500 : 200);
     }));
-    app.send('shutdown');
-    assert.equal(await waitForExit(app, 40_000), 0, `${plan.app} agent shutdown failed`);
     return { apdexT: Number(ready.apdexT), appId: Number(ready.appId) };
-  } finally {
-    if (app.exitCode === null) app.kill('SIGKILL');
-  }
+  });
 }
 
 type Values = Record<string, number>;

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { seededRandom } from '../helpers/seeded-random.js';
 import { after, before, describe, it } from 'node:test';
 import { NOW_MS, rest, startScenario, type Scenario } from './rest-scenario.js';
 
@@ -15,17 +16,6 @@ const SEED = Number(process.env.REST_FUZZ_SEED ?? 20240305);
 const REQUESTS = Number(process.env.REST_FUZZ_REQUESTS ?? 2000);
 const ALLOWED = new Set([200, 401, 404, 405, 413, 422]);
 
-/** mulberry32: small, seedable, good enough to pick test inputs. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 let s: Scenario;
 before(async () => {
@@ -178,7 +168,7 @@ function xmlProblem(text: string): string | undefined {
 
 describe('REST v2 under random parameters', () => {
   it(`${REQUESTS} seeded requests (seed ${SEED}): no 500, every body in its shape`, { timeout: 60_000 }, async () => {
-    const next = fuzzer(random(SEED));
+    const next = fuzzer(seededRandom(SEED));
     const statuses = new Map<number, number>();
     const started = Date.now();
     for (let i = 0; i < REQUESTS; i++) {

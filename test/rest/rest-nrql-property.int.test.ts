@@ -12,6 +12,8 @@
  *
  * Reproduce a run: TIMESLICE_PROPERTY_SEED=<seed> (and TIMESLICE_PROPERTY_CASES=<n>).
  */
+import { SPEC_VALUE_FUNCTIONS } from '../helpers/spec-value-functions.js';
+import { seededRandom } from '../helpers/seeded-random.js';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { connectAgent } from '../helpers/collector-client.js';
@@ -27,23 +29,8 @@ const NRQL_V = 'newrelic.timeslice.value';
 
 // ── The value tables, hand-transcribed ─────────────────────────────────────────────────────
 
-/** service-interface.md §4.5, verbatim (V = the timeslice value). */
-const SPEC_FUNCTIONS: Readonly<Record<string, string>> = {
-  average_response_time: 'average(V) * 1000',
-  calls_per_minute: 'rate(count(V), 1 minute)',
-  call_count: 'count(V)',
-  min_response_time: 'min(V) * 1000',
-  max_response_time: 'max(V) * 1000',
-  average_exclusive_time: "average(V['totalExclusive'] / V['count']) * 1000",
-  average_value: 'average(V)',
-  total_call_time_per_minute: 'rate(sum(V), 1 minute)',
-  requests_per_minute: 'rate(count(V), 1 minute)',
-  standard_deviation: 'stddev(V) * 1000',
-  error_count: 'count(V)',
-  errors_per_minute: 'rate(count(V), 1 minute)',
-  throughput: 'rate(count(V), 1 second)',
-  as_percentage: 'average(V) * 100',
-};
+/** service-interface.md §4.5 (V = the timeslice value). */
+const SPEC_FUNCTIONS = SPEC_VALUE_FUNCTIONS;
 
 /**
  * Values §4.5 does not list, written as NRQL from the references: nrql.md §5.2/§5.3 and
@@ -116,21 +103,10 @@ const ALL_VALUE_NAMES = [...new Set([...Object.keys(SPEC_FUNCTIONS), ...Object.k
 
 // ── Random numbers ─────────────────────────────────────────────────────────────────────────
 
-/** mulberry32: small, seedable, good enough for test data. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 class Rand {
   readonly next: () => number;
-  constructor(seed: number) { this.next = prng(seed); }
+  constructor(seed: number) { this.next = seededRandom(seed); }
   int(lo: number, hi: number): number { return lo + Math.floor(this.next() * (hi - lo + 1)); }
   chance(p: number): boolean { return this.next() < p; }
   pick<T>(xs: readonly T[]): T { return xs[Math.floor(this.next() * xs.length)]!; }

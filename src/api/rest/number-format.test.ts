@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { seededRandom } from '../../../test/helpers/seeded-random.js';
 import { threeSignificant } from './number-format.js';
 
 /**
@@ -27,17 +28,6 @@ function exactThreeSignificant(x: number): number {
   return Number(`${x < 0 ? '-' : ''}${digits}e${k}`);
 }
 
-/** Mulberry32: a small seeded generator, so that a failure can be replayed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function significantDigits(json: string): string {
   return json.replace(/^-/, '').replace(/e.*$/, '').replace('.', '').replace(/^0+/, '').replace(/0+$/, '');
@@ -79,7 +69,7 @@ describe('threeSignificant', () => {
   });
 
   it('agrees with exact decimal rounding and prints at most three significant digits (property)', () => {
-    const random = prng(0x5eed);
+    const random = seededRandom(0x5eed);
     const view = new DataView(new ArrayBuffer(8));
     const samples: number[] = [];
     for (let i = 0; i < 20_000; i++) {

@@ -1,24 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { SPEC_VALUE_FUNCTIONS } from '../../../test/helpers/spec-value-functions.js';
 import { REST_VALUES, restValueNrql, restValueOf, valueNamesOf } from './rest-values.js';
 
-// Spec §4.5, transcribed: REST value → NRQL function, V = the timeslice value.
-const SPEC_TABLE: Record<string, string> = {
-  average_response_time: 'average(V) * 1000',
-  calls_per_minute: 'rate(count(V), 1 minute)',
-  call_count: 'count(V)',
-  min_response_time: 'min(V) * 1000',
-  max_response_time: 'max(V) * 1000',
-  average_exclusive_time: "average(V['totalExclusive'] / V['count']) * 1000",
-  average_value: 'average(V)',
-  total_call_time_per_minute: 'rate(sum(V), 1 minute)',
-  requests_per_minute: 'rate(count(V), 1 minute)',
-  standard_deviation: 'stddev(V) * 1000',
-  error_count: 'count(V)',
-  errors_per_minute: 'rate(count(V), 1 minute)',
-  throughput: 'rate(count(V), 1 second)',
-  as_percentage: 'average(V) * 100',
-};
 
 // The reference's Apdex mapping (migrate-to-nrql): s ↔ count, t ↔ sum, f ↔ totalExclusive,
 // threshold ↔ max, threshold_min ↔ min, score ↔ apdex.
@@ -33,7 +17,7 @@ const APDEX_TABLE: Record<string, string> = {
 };
 
 test('every value of spec §4.5 maps to the function the spec names', () => {
-  for (const [name, nrql] of Object.entries(SPEC_TABLE)) {
+  for (const [name, nrql] of Object.entries(SPEC_VALUE_FUNCTIONS)) {
     const value = REST_VALUES.get(name);
     assert.ok(value, name);
     assert.equal(restValueNrql(value, 'V'), nrql, name);
