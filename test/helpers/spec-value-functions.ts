@@ -19,3 +19,17 @@ export const SPEC_VALUE_FUNCTIONS: Readonly<Record<string, string>> = {
   throughput: 'rate(count(V), 1 second)',
   as_percentage: 'average(V) * 100',
 };
+
+/**
+ * Apdex values, from the reference's migration table (rest-v2.md §5.1–§5.2): the agents' Apdex
+ * slots are s = count, t = total, f = totalExclusive, threshold = max, threshold_min = min.
+ */
+export const APDEX_VALUE_FUNCTIONS: Readonly<Record<string, string>> = {
+  score: 'apdex(V)',
+  s: 'count(V)',
+  t: 'sum(V)',
+  f: "sum(V['totalExclusive'])",
+  count: "count(V) + sum(V) + sum(V['totalExclusive'])",
+  threshold: 'max(V)',
+  threshold_min: 'min(V)',
+};

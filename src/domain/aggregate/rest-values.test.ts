@@ -1,20 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { SPEC_VALUE_FUNCTIONS } from '../../../test/helpers/spec-value-functions.js';
+import { APDEX_VALUE_FUNCTIONS, SPEC_VALUE_FUNCTIONS } from '../../../test/helpers/spec-value-functions.js';
 import { REST_VALUES, restValueNrql, restValueOf, valueNamesOf } from './rest-values.js';
 
 
-// The reference's Apdex mapping (migrate-to-nrql): s ↔ count, t ↔ sum, f ↔ totalExclusive,
-// threshold ↔ max, threshold_min ↔ min, score ↔ apdex.
-const APDEX_TABLE: Record<string, string> = {
-  score: 'apdex(V)',
-  s: 'count(V)',
-  t: 'sum(V)',
-  f: "sum(V['totalExclusive'])",
-  count: "count(V) + sum(V) + sum(V['totalExclusive'])",
-  threshold: 'max(V)',
-  threshold_min: 'min(V)',
-};
 
 test('every value of spec §4.5 maps to the function the spec names', () => {
   for (const [name, nrql] of Object.entries(SPEC_VALUE_FUNCTIONS)) {
@@ -25,7 +14,7 @@ test('every value of spec §4.5 maps to the function the spec names', () => {
 });
 
 test('Apdex values map to the slots the agents fill', () => {
-  for (const [name, nrql] of Object.entries(APDEX_TABLE)) assert.equal(restValueNrql(REST_VALUES.get(name)!, 'V'), nrql, name);
+  for (const [name, nrql] of Object.entries(APDEX_VALUE_FUNCTIONS)) assert.equal(restValueNrql(REST_VALUES.get(name)!, 'V'), nrql, name);
 });
 
 test('value names by metric family', () => {
