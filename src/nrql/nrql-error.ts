@@ -1,0 +1,98 @@
+import type { Span } from './ast.js';
+
+/**
+ * Every way an NRQL query can fail, by stable code. The code is what tests, the CLI and the
+ * graph API's `errors[].extensions` key on; the message is for people.
+ */
+export const NRQL_ERROR_CODES = {
+  /** The text does not follow the grammar: an unexpected token, a missing `)`… */
+  SYNTAX: 'NRQL_SYNTAX',
+  /** A string, backtick name or regex without its closing quote. */
+  UNTERMINATED: 'NRQL_UNTERMINATED',
+  /** The query text is 4 KB or longer. */
+  QUERY_TOO_LONG: 'NRQL_QUERY_TOO_LONG',
+  /** A clause written twice (`WHERE … WHERE …`). */
+  DUPLICATE_CLAUSE: 'NRQL_DUPLICATE_CLAUSE',
+  /** No SELECT or no FROM. */
+  MISSING_CLAUSE: 'NRQL_MISSING_CLAUSE',
+  /** A part of NRQL outside the supported subset (JOIN, subqueries, funnel()…). */
+  UNSUPPORTED: 'NRQL_UNSUPPORTED',
+  UNKNOWN_FUNCTION: 'NRQL_UNKNOWN_FUNCTION',
+  /** Wrong number or kind of arguments to a function. */
+  BAD_ARGUMENTS: 'NRQL_BAD_ARGUMENTS',
+  /** An expression used where its kind does not fit (an aggregate in WHERE, attributes mixed with aggregates…). */
+  INVALID_EXPRESSION: 'NRQL_INVALID_EXPRESSION',
+  /** A time point, zone or window that cannot be resolved (unknown zone, SINCE after UNTIL…). */
+  BAD_TIME: 'NRQL_BAD_TIME',
+  /** LIMIT above 5000, more than 366 buckets, more than 5 facets, uniques limit above 10000. */
+  LIMIT_EXCEEDED: 'NRQL_LIMIT_EXCEEDED',
+  /** The statement ran longer than its timeout and was cancelled. */
+  TIMEOUT: 'NRQL_TIMEOUT',
+} as const;
+
+export type NrqlErrorCode = (typeof NRQL_ERROR_CODES)[keyof typeof NRQL_ERROR_CODES];
+
+/** A position in the query for people: 1-based line and column (column counts UTF-16 units). */
+export interface SourcePosition {
+  readonly line: number;
+  readonly column: number;
+}
+
+export class NrqlError extends Error {
+  override readonly name = 'NrqlError';
+
+  constructor(
+    readonly code: NrqlErrorCode,
+    message: string,
+    /** The text the error is about, when there is one. */
+    readonly span?: Span,
+    /** A likely intended spelling ("did you mean `uniqueCount`?"). */
+    readonly suggestion?: string,
+  ) {
+    super(message);
+  }
+}
+
+export function positionOf(query: string, offset: number): SourcePosition {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = 0; i < offset && i < query.length; i++) {
+    if (query.charCodeAt(i) === 10) {
+      line++;
+      lineStart = i + 1;
+    }
+  }
+  return { line, column: offset - lineStart + 1 };
+}
+
+/**
+ * The closest of `candidates` to `word` (case-insensitive edit distance at most 2, or a
+ * case-only difference), for "did you mean" hints.
+ */
+export function closestMatch(word: string, candidates: Iterable<string>): string | undefined {
+  const target = word.toLowerCase();
+  let best: string | undefined;
+  let bestDistance = Number.POSITIVE_INFINITY;
+  for (const candidate of candidates) {
+    const distance = editDistance(target, candidate.toLowerCase());
+    if (distance < bestDistance) {
+      best = candidate;
+      bestDistance = distance;
+    }
+  }
+  const allowed = Math.min(2, Math.floor(target.length / 3));
+  return bestDistance <= allowed ? best : undefined;
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
+}
