@@ -11,6 +11,7 @@ import { ensureCollectorCertificate } from './security/tls.js';
 import { BatchWriter } from './store/batch-writer.js';
 import { Catalog, type CreatedKeys } from './store/catalog.js';
 import { Database } from './store/database.js';
+import { loadEntityStores, type EntityStores } from './store/entity-stores.js';
 import { DuckDbPlanExecutor } from './store/plan-executor.js';
 import { TimesliceCompactor } from './store/timeslice-compactor.js';
 import { Mutex } from './store/mutex.js';
@@ -29,6 +30,8 @@ export interface RunningServer {
   readonly catalog: Catalog;
   /** Metric names ↔ ids, the unscoped metrics each application/host/instance reported, and when it last did. */
   readonly metrics: MetricIndex;
+  /** Key transactions, mobile and browser applications. */
+  readonly entities: EntityStores;
   readonly writer: BatchWriter;
   readonly api: FastifyInstance;
   /** Moves old timeslices into clustered order on a timer; `compactOnce()` runs it now. */
@@ -65,6 +68,7 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
       ...(config.apiKey ? { userKey: config.apiKey } : {}),
       ...(config.licenseKey ? { licenseKey: config.licenseKey } : {}),
     });
+    const entities = await loadEntityStores(db, clock);
     const keysToShow = createdKeys ?? (config.apiKey && config.licenseKey ? { userKey: config.apiKey, licenseKey: config.licenseKey } : undefined);
     const tls = await ensureCollectorCertificate(config.dataDir, [config.host, ...config.certHosts]);
     decoder = config.ingestWorkers > 0 ? new WorkerDecoderPool(config.ingestWorkers) : inlineDecoder;
@@ -77,7 +81,7 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
     });
     executor = new DuckDbPlanExecutor(db);
     compactor = new TimesliceCompactor(db, clock, config.compaction, storeMaintenance);
-    api = await buildApiApp({ catalog, metrics, executor, clock, ready: () => ready, logger });
+    api = await buildApiApp({ catalog, metrics, executor, clock, entities, ready: () => ready, logger });
     await collector.listen({ host: config.host, port: config.collectorPort });
     collectorPort = (collector.server.address() as { port: number }).port;
     await api.listen({ host: config.host, port: config.port });
@@ -99,7 +103,7 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
       certPath: tls.certPath,
       databasePath,
       createdKeys: keysToShow,
-      db, catalog, metrics, writer: w, api: a, compactor: compactor!,
+      db, catalog, metrics, entities, writer: w, api: a, compactor: compactor!,
       close: () => (closing ??= (async () => {
         ready = false;
         await c.close();

@@ -1,10 +1,14 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Clock } from '../clock.js';
 import type { Catalog } from '../store/catalog.js';
+import type { EntityStores } from '../store/entity-stores.js';
 import type { MetricIndex } from '../store/metric-index.js';
 import type { PlanExecutor } from '../store/plan-executor.js';
 import { fastifyBaseOptions } from './fastify-options.js';
 import { registerApplicationRoutes } from './rest/application-routes.js';
+import { registerBrowserApplicationRoutes } from './rest/browser-application-routes.js';
+import { registerHostRoutes } from './rest/host-routes.js';
+import { registerKeyTransactionRoutes } from './rest/key-transaction-routes.js';
 import { registerMetricRoutes } from './rest/metric-routes.js';
 import { registerFormBodyParser } from './rest/rest-params.js';
 import { restV2Plugin } from './rest/rest-plugin.js';
@@ -14,6 +18,8 @@ export interface ApiDeps {
   readonly metrics: MetricIndex;
   readonly executor: PlanExecutor;
   readonly clock: Clock;
+  /** Key transactions, mobile and browser applications. */
+  readonly entities: EntityStores;
   /** True once the store is open and both listeners accept connections. */
   readonly ready: () => boolean;
   readonly logger?: FastifyBaseLogger;
@@ -46,6 +52,9 @@ export async function buildApiApp(deps: ApiDeps): Promise<FastifyInstance> {
   }));
   registerApplicationRoutes(app, deps);
   registerMetricRoutes(app, deps);
+  registerHostRoutes(app, deps);
+  registerKeyTransactionRoutes(app, { ...deps, keyTransactions: deps.entities.keyTransactions });
+  registerBrowserApplicationRoutes(app, deps.entities);
 
   app.setNotFoundHandler((request, reply) => {
     reply.code(404).send({ error: { title: `Route ${request.method}:${request.url.split('?')[0]} not found` } });

@@ -222,4 +222,38 @@ CREATE TABLE timeslices_compacted AS SELECT * FROM timeslices LIMIT 0;
 CREATE TABLE timeslices_daily AS SELECT * FROM timeslices LIMIT 0;
 `,
   },
+  {
+    version: 6,
+    name: 'key transactions, mobile and browser applications',
+    sql: `
+CREATE TABLE key_transactions (
+  id INTEGER NOT NULL,
+  account_id INTEGER NOT NULL,
+  app_id INTEGER NOT NULL,
+  name VARCHAR NOT NULL,
+  metric_name VARCHAR NOT NULL,     -- the transaction's metric, e.g. WebTransaction/Expressjs/GET//users
+  apdex_t DOUBLE NOT NULL,
+  browser_apdex_t DOUBLE NOT NULL,
+  created_at TIMESTAMP NOT NULL
+);
+CREATE TABLE mobile_applications (
+  id INTEGER NOT NULL,
+  account_id INTEGER NOT NULL,
+  name VARCHAR NOT NULL,            -- its Mobile events carry it as appName
+  application_token VARCHAR NOT NULL,
+  created_at TIMESTAMP NOT NULL
+);
+CREATE TABLE browser_applications (
+  id INTEGER NOT NULL,
+  account_id INTEGER NOT NULL,
+  name VARCHAR NOT NULL,
+  browser_monitoring_key VARCHAR NOT NULL,
+  cookies_enabled BOOLEAN NOT NULL,
+  distributed_tracing_enabled BOOLEAN NOT NULL,
+  loader_type VARCHAR NOT NULL,     -- SPA, PRO or LITE
+  apm_app_id INTEGER,               -- the APM application it is the browser side of; NULL when standalone
+  created_at TIMESTAMP NOT NULL
+);
+`,
+  },
 ];

@@ -1,8 +1,9 @@
-import { restValueOf } from '../../domain/aggregate/rest-values.js';
+import { restValueOf, type RestValue } from '../../domain/aggregate/rest-values.js';
 import { lowerTimesliceFunction } from '../../domain/aggregate/timeslice-function.js';
 import { AggregateSet, type AggregatePlan } from '../../plan/aggregate-plan.js';
-import { and, evaluateOutput, field, isIn, eq, type OutputExpr } from '../../plan/expressions.js';
+import { and, evaluateOutput, field, isIn, eq, type OutputExpr, type Predicate } from '../../plan/expressions.js';
 import type { Application } from '../../store/catalog.js';
+import type { KeyTransaction } from '../../store/key-transactions.js';
 import type { MetricIndex } from '../../store/metric-index.js';
 import type { PlanExecutor } from '../../store/plan-executor.js';
 
@@ -29,6 +30,8 @@ export interface ApplicationSummary {
   readonly endUser?: { readonly responseTime: number; readonly throughput: number; readonly apdexScore: number };
 }
 
+type SummaryDeps = { readonly metrics: MetricIndex; readonly executor: PlanExecutor };
+
 /** The metric values the summaries read: (metric, REST value). */
 const INPUTS = [
   ['HttpDispatcher', 'average_call_time'],
@@ -45,7 +48,6 @@ const INPUTS = [
   ['EndUser', 'calls_per_minute'],
   ['EndUser/Apdex', 'score'],
 ] as const;
-const METRICS = [...new Set(INPUTS.map(([metric]) => metric))];
 
 /**
  * Summaries for a set of applications over the rolling window ending with the current minute,
@@ -53,21 +55,137 @@ const METRICS = [...new Set(INPUTS.map(([metric]) => metric))];
  * and `metrics/data` over the same minutes cannot disagree.
  */
 export async function applicationSummaries(
-  deps: { readonly metrics: MetricIndex; readonly executor: PlanExecutor },
+  deps: SummaryDeps,
   accountId: number,
   apps: readonly Application[],
   nowMs: number,
 ): Promise<Map<number, ApplicationSummary>> {
-  const ids = METRICS.flatMap((name) => {
+  const ids = apps.map((a) => a.id);
+  const values = await readWindow(deps, accountId, { groupBy: 'appId', keys: ids, where: isIn('appId', ids) }, INPUTS, nowMs);
+  return new Map(ids.map((id) => [id, apmSummary(values.of(id))]));
+}
+
+/**
+ * The same summary for some hosts or some instances of one application: the application's
+ * rows narrowed to each host or instance, so a host's numbers are those of `…/hosts/{id}/metrics/data`.
+ */
+export async function partSummaries(
+  deps: SummaryDeps,
+  accountId: number,
+  appId: number,
+  part: { readonly by: 'hostId' | 'instanceId'; readonly ids: readonly number[] },
+  nowMs: number,
+): Promise<Map<number, ApplicationSummary>> {
+  const where = and(eq('appId', appId), isIn(part.by, part.ids));
+  const values = await readWindow(deps, accountId, { groupBy: part.by, keys: part.ids, where }, INPUTS, nowMs);
+  return new Map(part.ids.map((id) => [id, apmSummary(values.of(id))]));
+}
+
+/**
+ * The metrics of one transaction (`WebTransaction/Expressjs/GET//users` or `OtherTransaction/…`):
+ * the Node, Java and Python agents record the transaction's own timing under its name, its
+ * errors under `Errors/` + its name, and a web transaction's Apdex under `Apdex/` + its name
+ * without the `WebTransaction/` prefix.
+ */
+export function transactionMetrics(metricName: string): { readonly time: string; readonly errors: string; readonly apdex: string | undefined } {
+  const web = metricName.startsWith('WebTransaction/');
+  return { time: metricName, errors: `Errors/${metricName}`, apdex: web ? `Apdex/${metricName.slice('WebTransaction/'.length)}` : undefined };
+}
+
+/**
+ * Key transaction summaries from each transaction's own metrics in its application, over the
+ * same window as application summaries: response time is the transaction's average, throughput
+ * its calls per minute, the error rate its errors over its calls, Apdex its own Apdex metric.
+ */
+export async function keyTransactionSummaries(
+  deps: SummaryDeps,
+  accountId: number,
+  keyTransactions: readonly KeyTransaction[],
+  nowMs: number,
+): Promise<Map<number, ApplicationSummary>> {
+  const inputs = keyTransactions.flatMap((kt) => {
+    const m = transactionMetrics(kt.metricName);
+    return [
+      [m.time, 'average_response_time'], [m.time, 'call_count'], [m.time, 'requests_per_minute'], [m.errors, 'error_count'],
+      ...(m.apdex ? [[m.apdex, 'score'] as const] : []),
+    ] as const;
+  });
+  const appIds = [...new Set(keyTransactions.map((kt) => kt.appId))];
+  const values = await readWindow(deps, accountId, { groupBy: 'appId', keys: appIds, where: isIn('appId', appIds) }, inputs, nowMs);
+  return new Map(keyTransactions.map((kt) => {
+    const { value, has } = values.of(kt.appId);
+    const m = transactionMetrics(kt.metricName);
+    const calls = value(m.time, 'call_count');
+    return [kt.id, {
+      responseTime: value(m.time, 'average_response_time'),
+      throughput: value(m.time, 'requests_per_minute'),
+      errorRate: calls > 0 ? (100 * value(m.errors, 'error_count')) / calls : 0,
+      apdexScore: m.apdex ? value(m.apdex, 'score') : 0,
+      hasApdex: m.apdex !== undefined && has(m.apdex),
+    }];
+  }));
+}
+
+/** Reads one group's values: a value of a metric with no rows in the window is 0. */
+interface GroupValues {
+  value(metric: string, valueName: string): number;
+  has(metric: string): boolean;
+}
+
+function apmSummary({ value, has }: GroupValues): ApplicationSummary {
+  const webCalls = value('HttpDispatcher', 'call_count');
+  const otherCalls = value('OtherTransaction/all', 'call_count');
+  const queueCalls = value('WebFrontend/QueueTime', 'call_count');
+  const responseTime = webCalls > 0
+    ? value('HttpDispatcher', 'average_call_time') + (queueCalls * value('WebFrontend/QueueTime', 'average_response_time')) / webCalls
+    : value('OtherTransaction/all', 'average_response_time');
+  const throughput = webCalls > 0 ? value('HttpDispatcher', 'requests_per_minute') : value('OtherTransaction/all', 'requests_per_minute');
+  const calls = webCalls + otherCalls;
+  const errorRate = calls > 0 ? (100 * value('Errors/all', 'error_count')) / calls : 0;
+  const hasEndUser = has('EndUser') || has('EndUser/Apdex');
+  return {
+    responseTime,
+    throughput,
+    errorRate,
+    apdexScore: value('Apdex', 'score'),
+    hasApdex: has('Apdex'),
+    ...(hasEndUser
+      ? { endUser: { responseTime: value('EndUser', 'average_value'), throughput: value('EndUser', 'calls_per_minute'), apdexScore: value('EndUser/Apdex', 'score') } }
+      : {}),
+  };
+}
+
+/**
+ * One query for `inputs` over the summary window ending with the current minute: the rows
+ * `where` selects, unscoped, grouped by `groupBy` and metric, each value lowered from the value
+ * table as metric data lowers it.
+ */
+async function readWindow(
+  deps: SummaryDeps,
+  accountId: number,
+  group: { readonly groupBy: 'appId' | 'hostId' | 'instanceId'; readonly keys: readonly number[]; readonly where: Predicate },
+  inputs: readonly (readonly [string, string])[],
+  nowMs: number,
+): Promise<{ of(key: number): GroupValues }> {
+  const metricNames = [...new Set(inputs.map(([metric]) => metric))];
+  const ids = metricNames.flatMap((name) => {
     const id = deps.metrics.metricId(name);
     return id === undefined ? [] : [[id, name] as const];
   });
   const set = new AggregateSet();
+  const outputs: { name: string; expr: OutputExpr }[] = [];
+  const outputOf = new Map<RestValue, number>();
   const outputIndex = new Map<string, number>();
-  const outputs: { name: string; expr: OutputExpr }[] = INPUTS.map(([metric, value], i) => {
-    outputIndex.set(`${metric}:${value}`, i);
-    return { name: `${metric}:${value}`, expr: lowerTimesliceFunction(restValueOf(metric, value)!.fn, set) };
-  });
+  for (const [metric, valueName] of inputs) {
+    const value = restValueOf(metric, valueName)!;
+    let index = outputOf.get(value);
+    if (index === undefined) {
+      index = outputs.length;
+      outputs.push({ name: value.name, expr: lowerTimesliceFunction(value.fn, set) });
+      outputOf.set(value, index);
+    }
+    outputIndex.set(`${metric}:${valueName}`, index);
+  }
   const endMs = Math.floor(nowMs / 60_000) * 60_000 + 60_000;
   const window = { beginMs: endMs - SUMMARY_WINDOW_MINUTES * 60_000, endMs };
   const plan: AggregatePlan = {
@@ -75,14 +193,14 @@ export async function applicationSummaries(
     source: { kind: 'timeslices' },
     accountId,
     window,
-    where: and(isIn('appId', apps.map((a) => a.id)), isIn('metricId', ids.map(([id]) => id)), eq('scopeId', 0)),
-    groupBy: [field('appId'), field('metricId')],
+    where: and(group.where, isIn('metricId', ids.map(([id]) => id)), eq('scopeId', 0)),
+    groupBy: [field(group.groupBy), field('metricId')],
     aggregates: set.all,
     outputs,
   };
-  // Nothing to read when no application is asked for or none of the metrics was ever stored: every
+  // Nothing to read when no group is asked for or none of the metrics was ever stored: every
   // summary is then the summary of no rows.
-  const result = apps.length > 0 && ids.length > 0 ? await deps.executor.aggregate(plan) : undefined;
+  const result = group.keys.length > 0 && ids.length > 0 ? await deps.executor.aggregate(plan) : undefined;
   const nameOfId = new Map(ids);
   const vectors = new Map<string, (number | null)[]>();
   for (let row = 0; row < (result?.rowCount ?? 0); row++) {
@@ -90,36 +208,16 @@ export async function applicationSummaries(
     vectors.set(key, result!.aggregates.map((column) => column[row] ?? null));
   }
   const seconds = SUMMARY_WINDOW_MINUTES * 60;
-
-  const summaries = new Map<number, ApplicationSummary>();
-  for (const app of apps) {
-    const value = (metric: string, valueName: string): number => {
-      const vector = vectors.get(`${app.id}:${metric}`);
-      if (vector === undefined) return 0;
-      return evaluateOutput(outputs[outputIndex.get(`${metric}:${valueName}`)!]!.expr, vector, seconds) ?? 0;
-    };
-    const webCalls = value('HttpDispatcher', 'call_count');
-    const otherCalls = value('OtherTransaction/all', 'call_count');
-    const queueCalls = value('WebFrontend/QueueTime', 'call_count');
-    const responseTime = webCalls > 0
-      ? value('HttpDispatcher', 'average_call_time') + (queueCalls * value('WebFrontend/QueueTime', 'average_response_time')) / webCalls
-      : value('OtherTransaction/all', 'average_response_time');
-    const throughput = webCalls > 0 ? value('HttpDispatcher', 'requests_per_minute') : value('OtherTransaction/all', 'requests_per_minute');
-    const calls = webCalls + otherCalls;
-    const errorRate = calls > 0 ? (100 * value('Errors/all', 'error_count')) / calls : 0;
-    const hasEndUser = vectors.has(`${app.id}:EndUser`) || vectors.has(`${app.id}:EndUser/Apdex`);
-    summaries.set(app.id, {
-      responseTime,
-      throughput,
-      errorRate,
-      apdexScore: value('Apdex', 'score'),
-      hasApdex: vectors.has(`${app.id}:Apdex`),
-      ...(hasEndUser
-        ? { endUser: { responseTime: value('EndUser', 'average_value'), throughput: value('EndUser', 'calls_per_minute'), apdexScore: value('EndUser/Apdex', 'score') } }
-        : {}),
-    });
-  }
-  return summaries;
+  return {
+    of: (key) => ({
+      value: (metric, valueName) => {
+        const vector = vectors.get(`${key}:${metric}`);
+        if (vector === undefined) return 0;
+        return evaluateOutput(outputs[outputIndex.get(`${metric}:${valueName}`)!]!.expr, vector, seconds) ?? 0;
+      },
+      has: (metric) => vectors.has(`${key}:${metric}`),
+    }),
+  };
 }
 
 /**

@@ -1,0 +1,92 @@
+import type { FastifyInstance } from 'fastify';
+import type { Clock } from '../../clock.js';
+import { formatRestTime } from '../../domain/time/iso8601.js';
+import type { Catalog } from '../../store/catalog.js';
+import type { KeyTransaction, KeyTransactions } from '../../store/key-transactions.js';
+import type { MetricIndex } from '../../store/metric-index.js';
+import type { PlanExecutor } from '../../store/plan-executor.js';
+import { healthStatus, isReporting, keyTransactionSummaries } from './application-summary.js';
+import { ENTITY_PAGE_SIZE, idsFilter, pathId } from './id-params.js';
+import { paginate, parsePage } from './link-header.js';
+import { threeSignificant, twoDecimals } from './number-format.js';
+import { RestError } from './rest-error.js';
+import { RestParams } from './rest-params.js';
+import { restRoute, type RestContext } from './rest-plugin.js';
+
+export interface KeyTransactionRouteDeps {
+  readonly catalog: Catalog;
+  readonly metrics: MetricIndex;
+  readonly executor: PlanExecutor;
+  readonly clock: Clock;
+  readonly keyTransactions: KeyTransactions;
+}
+
+const KEY_TRANSACTION_LINKS = { 'key_transaction.application': '/v2/applications/{application_id}' };
+
+/** `GET /v2/key_transactions` (filters `filter[name]`, `filter[ids]`, paged) and `GET /v2/key_transactions/{id}`. */
+export function registerKeyTransactionRoutes(app: FastifyInstance, deps: KeyTransactionRouteDeps): void {
+  restRoute(app, 'GET', '/v2/key_transactions', async (request, ctx) => {
+    const params = RestParams.from(request.query, request.body);
+    const name = params.one('filter[name]')?.toLowerCase();
+    const ids = idsFilter(params, 'key transaction');
+    const matching = visibleKeyTransactions(deps, ctx)
+      .filter((kt) => name === undefined || kt.name.toLowerCase().includes(name))
+      .filter((kt) => ids === undefined || ids.has(kt.id))
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id - b.id));
+    const pageNumber = parsePage(params.one('page'));
+    const page = paginate(matching, pageNumber, ENTITY_PAGE_SIZE);
+    return {
+      body: { key_transactions: await keyTransactionObjects(deps, ctx, page.pageItems), links: KEY_TRANSACTION_LINKS },
+      pagination: { page: pageNumber, lastPage: page.lastPage },
+    };
+  });
+
+  restRoute(app, 'GET', '/v2/key_transactions/:id', async (request, ctx) => {
+    const id = pathId(request, 'id', 'key transaction');
+    const kt = visibleKeyTransactions(deps, ctx).find((k) => k.id === id);
+    if (!kt) throw RestError.notFound(`No key transaction with id ${id}`);
+    const [object] = await keyTransactionObjects(deps, ctx, [kt]);
+    return { body: { key_transaction: object, links: KEY_TRANSACTION_LINKS } };
+  });
+}
+
+/** The account's key transactions whose application still exists (a deleted application takes its transactions with it). */
+function visibleKeyTransactions(deps: KeyTransactionRouteDeps, ctx: RestContext): KeyTransaction[] {
+  return deps.keyTransactions.list(ctx.accountId).filter((kt) => deps.catalog.application(kt.appId)?.accountId === ctx.accountId);
+}
+
+/**
+ * Key transaction objects (reference §9). A key transaction reports while its application does;
+ * then it has `last_reported_at` (the application's) and `application_summary` from the
+ * transaction's own metrics over the last 10 minutes, with its own Apdex T. No
+ * `end_user_summary`: browser data per transaction is not collected.
+ */
+async function keyTransactionObjects(deps: KeyTransactionRouteDeps, ctx: RestContext, kts: readonly KeyTransaction[]): Promise<Record<string, unknown>[]> {
+  const now = deps.clock.now();
+  const lastOf = (kt: KeyTransaction) => deps.metrics.lastReportedAt({ appId: kt.appId });
+  const reporting = kts.filter((kt) => isReporting(lastOf(kt), now));
+  const summaries = await keyTransactionSummaries(deps, ctx.accountId, reporting, now);
+  return kts.map((kt) => {
+    const summary = summaries.get(kt.id);
+    return {
+      id: kt.id,
+      name: kt.name,
+      transaction_name: kt.metricName,
+      health_status: healthStatus(summary),
+      reporting: summary !== undefined,
+      ...(summary
+        ? {
+          last_reported_at: formatRestTime(lastOf(kt)!),
+          application_summary: {
+            response_time: threeSignificant(summary.responseTime),
+            throughput: threeSignificant(summary.throughput),
+            error_rate: threeSignificant(summary.errorRate),
+            apdex_target: kt.apdexT,
+            apdex_score: twoDecimals(summary.apdexScore),
+          },
+        }
+        : {}),
+      links: { application: kt.appId },
+    };
+  });
+}
