@@ -28,6 +28,8 @@ export interface AgentAppOptions {
   readonly certPath: string;
   /** The agent's log goes to `<logDir>/<appName>.log`. */
   readonly logDir: string;
+  /** More environment for the app, applied last (e.g. `DYNO`, which the agent reports as the host name). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -48,6 +50,7 @@ export async function withAgentApp<T>(options: AgentAppOptions, drive: (ready: A
       NEW_RELIC_NO_CONFIG_FILE: 'true',
       NEW_RELIC_LOG: join(options.logDir, `${options.appName}.log`),
       NEW_RELIC_LOG_LEVEL: 'info',
+      ...options.env,
     },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
