@@ -19,6 +19,7 @@ export function nameFromCreateBody(body: unknown, form: RestParams, wrappers: re
     if (field === undefined) throw RestError.unprocessable(`The body must be an object with a "${wrappers[0]}" member, e.g. ${example}`);
     name = form.one(field);
   }
+  if (name === undefined || name === null) throw RestError.unprocessable(`A name is required, e.g. ${example}`);
   if (typeof name !== 'string') throw RestError.unprocessable(`Invalid name: expected a string, e.g. ${example}`);
   return name;
 }
