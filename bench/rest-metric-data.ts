@@ -35,6 +35,7 @@
  */
 import { machineFacts, type MachineFacts } from './machine.js';
 import type { DuckDBConnection, DuckDBMaterializedResult, DuckDBValue } from '@duckdb/node-api';
+import { listValue } from '@duckdb/node-api';
 import { resolveServeConfig } from '../src/config.js';
 import { formatRestTime } from '../src/domain/time/iso8601.js';
 import { resolveMetricWindow, type MetricWindow } from '../src/domain/time/rest-window.js';
@@ -169,20 +170,21 @@ function readColumns(result: DuckDBMaterializedResult): unknown[][] {
 
 /** As `DuckDbPlanExecutor` does not export its binder: whole numbers as JS bigint (HUGEINT). */
 function bindLikeExecutor(p: SqlParam): DuckDBValue {
-  if (typeof p === 'object') return timestampValue(p.timestampMs);
+  if (typeof p === 'object') return 'timestampMs' in p ? timestampValue(p.timestampMs) : listValue([...p.doubles]);
   if (typeof p === 'number' && Number.isSafeInteger(p)) return BigInt(p);
   return p;
 }
 
 /** Whole numbers as JS numbers: node-api binds INTEGER within 32 bits, BIGINT beyond. */
 function bindTyped(p: SqlParam): DuckDBValue {
-  return typeof p === 'object' ? timestampValue(p.timestampMs) : p;
+  if (typeof p !== 'object') return p;
+  return 'timestampMs' in p ? timestampValue(p.timestampMs) : listValue([...p.doubles]);
 }
 
 function inlineParams(rendered: RenderedSql): string {
   return rendered.sql.replace(/\$(\d+)/g, (_m, n: string) => {
     const p = rendered.params[Number(n) - 1]!;
-    if (typeof p === 'object') return sqlTimestamp(p.timestampMs);
+    if (typeof p === 'object') return 'timestampMs' in p ? sqlTimestamp(p.timestampMs) : `[${p.doubles.join(', ')}]`;
     if (typeof p === 'string') return `'${p.replaceAll("'", "''")}'`;
     return String(p);
   });

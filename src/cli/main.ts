@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, resolveServeConfig } from '../config.js';
 import { serveCommand } from './serve.js';
 import { demoCommand } from './demo.js';
+import { queryCommand } from './query.js';
 import { StoreLockedError } from '../store/database.js';
 
 const USAGE = `Usage: timeslice <command> [options]
@@ -9,6 +10,7 @@ const USAGE = `Usage: timeslice <command> [options]
 Commands:
   serve   Run the service: HTTP API and HTTPS agent collector on the embedded store
   demo    Run the service with an instrumented app and live traffic, to see data within two minutes
+  query   Run one NRQL query on a running service: timeslice query "SELECT count(*) FROM Transaction"
 
 Options (serve, demo):
   --host <addr>            listen address            (TIMESLICE_HOST, default 127.0.0.1)
@@ -17,6 +19,13 @@ Options (serve, demo):
   --data <dir>             data directory            (TIMESLICE_DATA, default ./data)
 Options (demo):
   --duration <seconds>     how long to drive traffic (default 150; 0 = until interrupted)
+
+Options (query):
+  --account <id>           account to read           (default: the API key's account)
+  --json                   print NerdGraph's result container as JSON instead of a table
+  --url <url>              the service's HTTP API    (TIMESLICE_URL, default http://127.0.0.1:<TIMESLICE_PORT or 3000>)
+  --api-key <key>          a user API key            (TIMESLICE_API_KEY)
+  --timeout <seconds>      statement timeout         (default 30)
 
 Environment: TIMESLICE_API_KEY and TIMESLICE_LICENSE_KEY set account 1's keys (emulator mode).
 `;
@@ -44,6 +53,29 @@ export async function run(argv: readonly string[]): Promise<number> {
         const duration = values.duration ?? '150';
         if (!/^\d+$/.test(duration)) throw new ConfigError(`--duration must be a whole number of seconds, got '${duration}'`);
         return await demoCommand(resolveServeConfig(values, process.env), Number(duration));
+      }
+      case 'query': {
+        const { values, positionals } = parseArgs({
+          args: [...rest],
+          allowPositionals: true,
+          options: {
+            account: { type: 'string' }, json: { type: 'boolean' }, url: { type: 'string' }, 'api-key': { type: 'string' },
+            timeout: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+          },
+          strict: true,
+        });
+        if (values.help) return usage(0);
+        if (positionals.length !== 1) throw new ConfigError('query takes one NRQL query, quoted: timeslice query "SELECT count(*) FROM Transaction"');
+        if (values.account !== undefined && !/^\d+$/.test(values.account)) throw new ConfigError(`--account must be an account id, got '${values.account}'`);
+        if (values.timeout !== undefined && !/^\d+(\.\d+)?$/.test(values.timeout)) throw new ConfigError(`--timeout must be a number of seconds, got '${values.timeout}'`);
+        return await queryCommand({
+          query: positionals[0]!,
+          url: values.url ?? process.env.TIMESLICE_URL ?? `http://127.0.0.1:${process.env.TIMESLICE_PORT || '3000'}`,
+          apiKey: values['api-key'] ?? process.env.TIMESLICE_API_KEY,
+          json: values.json ?? false,
+          ...(values.account !== undefined ? { accountId: Number(values.account) } : {}),
+          ...(values.timeout !== undefined ? { timeoutSeconds: Number(values.timeout) } : {}),
+        });
       }
       case undefined:
       case 'help':

@@ -1,8 +1,14 @@
-import { aggregateKey, type AggregateCall, type OutputExpr, type Predicate, type RowExpr } from './expressions.js';
+import { aggregateKey, and, type AggregateCall, type OutputExpr, type Predicate, type RowExpr } from './expressions.js';
 
 /** Stored timeslices: one summary per metric per minute (and host, instance, scope). */
 export interface TimesliceSource { readonly kind: 'timeslices' }
-export type PlanSource = TimesliceSource;
+/**
+ * Stored events of these types (NRQL `FROM Transaction, PageView`), as one stream of rows.
+ * Field names are NRQL attribute names (`duration`, `request.uri`); which column or attribute
+ * map holds each is the SQL layer's business (`sql/sources.ts`).
+ */
+export interface EventSource { readonly kind: 'events'; readonly eventTypes: readonly string[] }
+export type PlanSource = TimesliceSource | EventSource;
 
 /**
  * Fields of the timeslice source, by their logical names. The value fields carry NRQL's names
@@ -31,13 +37,34 @@ export interface PlanOutput { readonly name: string; readonly expr: OutputExpr }
 export interface AggregatePlan {
   readonly kind: 'aggregate';
   readonly source: PlanSource;
-  readonly accountId: number;
+  /** One account, or several (NerdGraph's `nrql(accounts: [...])`). */
+  readonly accountId: number | readonly number[];
   readonly window: TimeWindow;
   readonly where: Predicate;
   readonly groupBy: readonly RowExpr[];
   readonly buckets?: Buckets;
   readonly aggregates: readonly AggregateCall[];
   readonly outputs: readonly PlanOutput[];
+}
+
+/** Row ordering for a rows plan. */
+export interface RowOrder { readonly expr: RowExpr; readonly descending: boolean }
+
+/**
+ * "List these rows of this account over this window": NRQL `SELECT *` and attribute lists.
+ * `columns` are the expressions wanted per row; `all` asks for every attribute each row has
+ * (the SQL layer returns the row's attribute maps and typed columns, the shape stage merges them).
+ */
+export interface RowsPlan {
+  readonly kind: 'rows';
+  readonly source: PlanSource;
+  readonly accountId: number | readonly number[];
+  readonly window: TimeWindow;
+  readonly where: Predicate;
+  readonly columns: readonly RowExpr[] | 'all';
+  readonly orderBy: readonly RowOrder[];
+  readonly limit: number;
+  readonly offset: number;
 }
 
 /** Collects aggregates for a plan, computing each distinct aggregate once. */
@@ -59,6 +86,23 @@ export class AggregateSet {
   get all(): readonly AggregateCall[] {
     return this.calls;
   }
+
+  /**
+   * The same set, seen through a filter: every aggregate added through the view counts only
+   * rows matching `where` (NRQL `filter(agg, WHERE …)`, nested filters combine with AND).
+   */
+  filtered(where: Predicate): AggregateAdder {
+    return {
+      add: (call) => this.add({ ...call, where: call.where ? and(where, call.where) : where }),
+      filtered: (inner) => this.filtered(and(where, inner)),
+    };
+  }
+}
+
+/** What lowering needs of an `AggregateSet`: add an aggregate, or narrow to a filter. */
+export interface AggregateAdder {
+  add(call: AggregateCall): number;
+  filtered(where: Predicate): AggregateAdder;
 }
 
 /** Buckets of `widthMs` covering a window whose length is a whole number of widths. */

@@ -12,10 +12,26 @@
 
 export type ArithOp = '+' | '-' | '*' | '/';
 
+/**
+ * How a row expression's value is wanted. Typed columns have one type; attributes kept in an
+ * event's attribute maps have whatever the sender gave, so the use decides: `number` for
+ * arithmetic and numeric aggregates, `string` for LIKE and string comparison, `boolean` for
+ * `IS TRUE`, `any` when only presence or identity matters (count, uniqueCount, IS NULL,
+ * FACET), `json` for values shown as they are (row listings: the JSON text of the value).
+ */
+export type ValueType = 'number' | 'string' | 'boolean' | 'any' | 'json';
+
 export type RowExpr =
-  | { readonly kind: 'field'; readonly name: string }
+  /** A field of the source by its logical name; `type` defaults to `number`. */
+  | { readonly kind: 'field'; readonly name: string; readonly type?: ValueType }
   | { readonly kind: 'literal'; readonly value: number | string | boolean | null }
-  | { readonly kind: 'arith'; readonly op: ArithOp; readonly left: RowExpr; readonly right: RowExpr };
+  | { readonly kind: 'arith'; readonly op: ArithOp; readonly left: RowExpr; readonly right: RowExpr }
+  /** The row's event type name (NRQL `eventType()`): constant within each source branch. */
+  | { readonly kind: 'eventType' }
+  /** The first non-null item (NRQL `a OR b` outside WHERE). */
+  | { readonly kind: 'coalesce'; readonly items: readonly RowExpr[] }
+  /** The `then` of the first matching `when`, else `otherwise` (NRQL `FACET CASES`). */
+  | { readonly kind: 'cases'; readonly cases: readonly { readonly when: Predicate; readonly then: RowExpr }[]; readonly otherwise?: RowExpr };
 
 export type CompareOp = '=' | '!=' | '<' | '<=' | '>' | '>=';
 export type Literal = number | string | boolean;
@@ -25,17 +41,32 @@ export type Predicate =
   | { readonly kind: 'compare'; readonly op: CompareOp; readonly left: RowExpr; readonly right: RowExpr }
   | { readonly kind: 'in'; readonly expr: RowExpr; readonly values: readonly Literal[]; readonly negated: boolean }
   | { readonly kind: 'isNull'; readonly expr: RowExpr; readonly negated: boolean }
+  /** `IS [NOT] TRUE|FALSE`. */
+  | { readonly kind: 'isBoolean'; readonly expr: RowExpr; readonly value: boolean; readonly negated: boolean }
+  /** Case-insensitive match where `%` is the only wildcard (NRQL LIKE); `_` and `\\` are literal. */
+  | { readonly kind: 'like'; readonly expr: RowExpr; readonly pattern: string; readonly negated: boolean }
+  /** Whole-string RE2 match (NRQL RLIKE). */
+  | { readonly kind: 'regex'; readonly expr: RowExpr; readonly pattern: string; readonly negated: boolean }
   | { readonly kind: 'and' | 'or'; readonly items: readonly Predicate[] }
   | { readonly kind: 'not'; readonly item: Predicate };
 
-/** `count` counts rows whose argument is not null; `countRows` counts rows. */
-export type AggregateFn = 'sum' | 'min' | 'max' | 'count' | 'countRows';
+/**
+ * `count` counts rows whose argument is not null; `countRows` counts rows. The first five merge
+ * across groups (`mergeAggregates`); the others are computed over the group they answer for:
+ * `countDistinct` (a number), `distinct` (a list of values), `latest`/`earliest` (the argument
+ * of the newest/oldest row), `quantiles` (a list, one value per fraction of `fractions`).
+ */
+export type AggregateFn = 'sum' | 'min' | 'max' | 'count' | 'countRows' | 'countDistinct' | 'distinct' | 'latest' | 'earliest' | 'quantiles';
+
+export const MERGEABLE_AGGREGATES: ReadonlySet<AggregateFn> = new Set(['sum', 'min', 'max', 'count', 'countRows']);
 
 export interface AggregateCall {
   readonly fn: AggregateFn;
   readonly arg?: RowExpr;
   /** Only rows matching this take part (NRQL `filter()`). */
   readonly where?: Predicate;
+  /** For `quantiles`: the fractions (0..1) wanted. */
+  readonly fractions?: readonly number[];
 }
 
 export type OutputExpr =
@@ -48,7 +79,13 @@ export type OutputExpr =
   /** max(0, arg): variance computed from sums can come out a hair below zero. */
   | { readonly kind: 'clampMin0'; readonly arg: OutputExpr }
   /** NRQL's count and sum of nothing are 0, where SQL's sum of no rows is NULL. */
-  | { readonly kind: 'zeroIfNull'; readonly arg: OutputExpr };
+  | { readonly kind: 'zeroIfNull'; readonly arg: OutputExpr }
+  /** A non-numeric aggregate as it came (a list of values, a value of any type). */
+  | { readonly kind: 'value'; readonly index: number }
+  /** Named outputs as one object (`apdex` → `{score, s, t, f, count}`, `percentile` → `{"50": …}`). */
+  | { readonly kind: 'object'; readonly entries: readonly (readonly [string, OutputExpr])[] }
+  /** Item `item` of a list-valued aggregate (one quantile of several). */
+  | { readonly kind: 'item'; readonly index: number; readonly item: number };
 
 export const field = (name: string): RowExpr => ({ kind: 'field', name });
 export const literal = (value: number | string | boolean | null): RowExpr => ({ kind: 'literal', value });
@@ -70,11 +107,14 @@ export const out = {
   sqrt: (arg: OutputExpr): OutputExpr => ({ kind: 'sqrt', arg }),
   clampMin0: (arg: OutputExpr): OutputExpr => ({ kind: 'clampMin0', arg }),
   zeroIfNull: (arg: OutputExpr): OutputExpr => ({ kind: 'zeroIfNull', arg }),
+  value: (index: number): OutputExpr => ({ kind: 'value', index }),
+  object: (entries: readonly (readonly [string, OutputExpr])[]): OutputExpr => ({ kind: 'object', entries }),
+  item: (index: number, item: number): OutputExpr => ({ kind: 'item', index, item }),
 };
 
 /** A stable identity for an aggregate, so equal aggregates are computed once. */
 export function aggregateKey(call: AggregateCall): string {
-  return JSON.stringify([call.fn, call.arg ?? null, call.where ?? null]);
+  return JSON.stringify([call.fn, call.arg ?? null, call.where ?? null, call.fractions ?? null]);
 }
 
 /**
@@ -91,6 +131,8 @@ export function mergeAggregates(calls: readonly AggregateCall[], a: readonly (nu
       case 'sum': case 'count': case 'countRows': return x + y;
       case 'min': return Math.min(x, y);
       case 'max': return Math.max(x, y);
+      case 'countDistinct': case 'distinct': case 'latest': case 'earliest': case 'quantiles':
+        throw new Error(`${call.fn} does not merge across groups; compute it over the union instead`);
       default: return assertNever(call.fn);
     }
   });
@@ -101,10 +143,20 @@ export function mergeAggregates(calls: readonly AggregateCall[], a: readonly (nu
  * group had no rows for one) and its length in seconds. Arithmetic with a null is null and
  * division by zero is null, as in NRQL.
  */
-export function evaluateOutput(expr: OutputExpr, aggregates: readonly (number | null)[], groupSeconds: number): number | null {
+export function evaluateOutput(expr: OutputExpr, aggregates: readonly unknown[], groupSeconds: number): number | null {
   switch (expr.kind) {
     case 'aggregate':
-      return aggregates[expr.index] ?? null;
+    case 'value': {
+      const v = aggregates[expr.index];
+      return typeof v === 'number' ? v : null;
+    }
+    case 'item': {
+      const list = aggregates[expr.index];
+      const v = Array.isArray(list) ? list[expr.item] : null;
+      return typeof v === 'number' ? v : null;
+    }
+    case 'object':
+      return null;
     case 'number':
       return expr.value;
     case 'groupSeconds':
@@ -133,6 +185,25 @@ export function evaluateOutput(expr: OutputExpr, aggregates: readonly (number | 
       return evaluateOutput(expr.arg, aggregates, groupSeconds) ?? 0;
     default:
       return assertNever(expr);
+  }
+}
+
+/**
+ * Like `evaluateOutput`, for outputs whose value need not be a number: lists (`uniques`),
+ * strings (`latest(name)`), objects (`apdex`, `percentile`).
+ */
+export function evaluateValue(expr: OutputExpr, aggregates: readonly unknown[], groupSeconds: number): unknown {
+  switch (expr.kind) {
+    case 'value':
+      return aggregates[expr.index] ?? null;
+    case 'item': {
+      const list = aggregates[expr.index];
+      return Array.isArray(list) ? (list[expr.item] ?? null) : null;
+    }
+    case 'object':
+      return Object.fromEntries(expr.entries.map(([name, e]) => [name, evaluateValue(e, aggregates, groupSeconds)]));
+    default:
+      return evaluateOutput(expr, aggregates, groupSeconds);
   }
 }
 

@@ -5,7 +5,7 @@ export const duckdbDialect: Dialect = {
   name: 'duckdb',
   quoteIdentifier: (name) => `"${name.replaceAll('"', '""')}"`,
   placeholder: (index) => `$${index}`,
-  aggregate(fn, argSql, whereSql) {
+  aggregate(fn, argSql, whereSql, context) {
     const filter = whereSql ? ` FILTER (WHERE ${whereSql})` : '';
     switch (fn) {
       case 'countRows': return `count(*)${filter}`;
@@ -13,12 +13,46 @@ export const duckdbDialect: Dialect = {
       case 'sum': return `sum(${argSql})${filter}`;
       case 'min': return `min(${argSql})${filter}`;
       case 'max': return `max(${argSql})${filter}`;
+      case 'countDistinct': return `count(DISTINCT ${argSql})${filter}`;
+      // list() keeps NULLs; uniques() lists values only.
+      case 'distinct': return `list(DISTINCT ${argSql}) FILTER (WHERE ${argSql} IS NOT NULL${whereSql ? ` AND (${whereSql})` : ''})`;
+      case 'latest': return `arg_max(${argSql}, ${context.timeSql}) FILTER (WHERE ${argSql} IS NOT NULL${whereSql ? ` AND (${whereSql})` : ''})`;
+      case 'earliest': return `arg_min(${argSql}, ${context.timeSql}) FILTER (WHERE ${argSql} IS NOT NULL${whereSql ? ` AND (${whereSql})` : ''})`;
+      case 'quantiles': return `quantile_disc(${argSql}, ${context.fractionsSql}::DOUBLE[])${filter}`;
       default: return assertNever(fn);
     }
   },
   // epoch_ms of a TIMESTAMP is a BIGINT; the executor binds whole-number parameters as BIGINT, so `//` stays integral.
   bucketIndex: (timeSql, beginMsSql, widthMsSql) => `CAST((epoch_ms(${timeSql}) - ${beginMsSql}) // ${widthMsSql} AS INTEGER)`,
   divide: (left, right) => `(${left} / NULLIF(${right}, 0))`,
+  epochMs: (timeSql) => `epoch_ms(${timeSql})`,
+  convert(column, kind, type) {
+    switch (type) {
+      case 'any': return column;
+      case 'number': return kind === 'double' || kind === 'integer' ? column : kind === 'timestamp' ? `epoch_ms(${column})` : `TRY_CAST(${column} AS DOUBLE)`;
+      case 'string': return kind === 'string' ? column : `CAST(${column} AS VARCHAR)`;
+      case 'boolean': return kind === 'boolean' ? column : `TRY_CAST(${column} AS BOOLEAN)`;
+      case 'json': return `CAST(to_json(${column}) AS VARCHAR)`;
+      default: return assertNever(type);
+    }
+  },
+  jsonAttribute(maps, path, type) {
+    // A JSON null is an absent attribute, as in New Relic.
+    const text = (m: string) => `json_extract_string(${m}, ${path})`;
+    const first = (each: (m: string) => string) => (maps.length === 1 ? each(maps[0]!) : `COALESCE(${maps.map(each).join(', ')})`);
+    switch (type) {
+      case 'any': case 'string': return first(text);
+      case 'number': return `TRY_CAST(${first(text)} AS DOUBLE)`;
+      case 'boolean': return `TRY_CAST(${first(text)} AS BOOLEAN)`;
+      case 'json': return first((m) => `NULLIF(CAST(json_extract(${m}, ${path}) AS VARCHAR), 'null')`);
+      default: return assertNever(type);
+    }
+  },
+  jsonPath: (attribute) => `$."${attribute.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`,
+  like: (expr, pattern) => `(${expr} ILIKE ${pattern} ESCAPE '\\')`,
+  escapeLike: (pattern) => pattern.replaceAll('\\', '\\\\').replaceAll('_', '\\_'),
+  regexFullMatch: (expr, pattern) => `regexp_full_match(${expr}, ${pattern})`,
+  jsonObject: (pairs) => `CAST(json_object(${pairs.map(([k, v]) => `${k}, ${v}`).join(', ')}) AS VARCHAR)`,
 };
 
 registerDialect(duckdbDialect);

@@ -1,33 +1,154 @@
 import { TIMESLICE_TABLES } from '../store/timeslice-compactor.js';
 import type { PlanSource, TimesliceField } from '../plan/aggregate-plan.js';
 
-/** Where a plan source lives in the store, and its logical fields' physical columns. */
-export interface PhysicalSource {
-  /** One table, or several with the same columns whose rows together are the source. */
-  readonly tables: readonly string[];
-  readonly accountColumn: string;
-  readonly timeColumn: string;
-  readonly columns: Readonly<Record<string, string>>;
+/** The physical type of a typed column, for the conversions a use asks for. */
+export type ColumnKind = 'integer' | 'double' | 'string' | 'boolean' | 'timestamp';
+
+export interface TypedColumn {
+  readonly column: string;
+  readonly kind: ColumnKind;
 }
 
-const TIMESLICE_COLUMNS: Readonly<Record<TimesliceField, string>> = {
-  appId: 'app_id',
-  hostId: 'host_id',
-  instanceId: 'instance_id',
-  metricId: 'metric_id',
-  scopeId: 'scope_id',
-  count: 'call_count',
-  total: 'total',
-  totalExclusive: 'exclusive',
-  min: 'min',
-  max: 'max',
-  sumOfSquares: 'sum_of_squares',
+/**
+ * One table (or one event type within a table) that rows of a source come from, and where each
+ * logical field lives in it: a typed column, or else an attribute in one of its JSON attribute
+ * maps (searched in order). A field the branch has neither for is read from the maps, where it
+ * is simply absent (NULL) unless the sender gave it.
+ */
+export interface SourceBranch {
+  readonly table: string;
+  /** `eventType()` of its rows. */
+  readonly eventType: string;
+  readonly accountColumn: string;
+  readonly timeColumn: string;
+  /** Rows of this branch are those of the table whose `column` equals `value` (custom event types). */
+  readonly typeColumn?: { readonly column: string; readonly value: string };
+  readonly typed: Readonly<Record<string, TypedColumn>>;
+  readonly attributeMaps: readonly string[];
+}
+
+/**
+ * Where a plan source lives. `uniform`: every branch has the same columns and mapping (the
+ * timeslice tables), so branches can be unioned as whole rows; otherwise each branch projects
+ * the fields a query uses.
+ */
+export interface PhysicalSource {
+  readonly branches: readonly SourceBranch[];
+  readonly uniform: boolean;
+}
+
+const TIMESLICE_COLUMNS: Readonly<Record<TimesliceField, TypedColumn>> = {
+  appId: { column: 'app_id', kind: 'integer' },
+  hostId: { column: 'host_id', kind: 'integer' },
+  instanceId: { column: 'instance_id', kind: 'integer' },
+  metricId: { column: 'metric_id', kind: 'integer' },
+  scopeId: { column: 'scope_id', kind: 'integer' },
+  count: { column: 'call_count', kind: 'double' },
+  total: { column: 'total', kind: 'double' },
+  totalExclusive: { column: 'exclusive', kind: 'double' },
+  min: { column: 'min', kind: 'double' },
+  max: { column: 'max', kind: 'double' },
+  sumOfSquares: { column: 'sum_of_squares', kind: 'double' },
 };
+
+/**
+ * Internal fields every agent-event table has: the catalog ids the analyzer rewrites
+ * `appName`, `host`, `entity.guid` to. `appId` is also New Relic's attribute of that name.
+ */
+export const EVENT_ID_FIELDS = { appId: '@appId', hostId: '@hostId', instanceId: '@instanceId' } as const;
+
+const AGENT_IDS: Readonly<Record<string, TypedColumn>> = {
+  [EVENT_ID_FIELDS.appId]: { column: 'app_id', kind: 'integer' },
+  [EVENT_ID_FIELDS.hostId]: { column: 'host_id', kind: 'integer' },
+  [EVENT_ID_FIELDS.instanceId]: { column: 'instance_id', kind: 'integer' },
+};
+
+const AGENT_MAPS = ['intrinsics', 'agent_attributes', 'user_attributes'] as const;
+
+/** The event types agents report into tables of their own; every other type is a custom event. */
+const AGENT_EVENT_BRANCHES: Readonly<Record<string, Omit<SourceBranch, 'eventType' | 'accountColumn' | 'timeColumn'>>> = {
+  Transaction: {
+    table: 'transaction_events',
+    typed: {
+      ...AGENT_IDS,
+      name: { column: 'name', kind: 'string' },
+      duration: { column: 'duration', kind: 'double' },
+      totalTime: { column: 'total_time', kind: 'double' },
+      queueDuration: { column: 'queue_duration', kind: 'double' },
+      error: { column: 'error', kind: 'boolean' },
+      traceId: { column: 'trace_id', kind: 'string' },
+      guid: { column: 'guid', kind: 'string' },
+    },
+    attributeMaps: AGENT_MAPS,
+  },
+  TransactionError: {
+    table: 'error_events',
+    typed: {
+      ...AGENT_IDS,
+      'error.class': { column: 'error_class', kind: 'string' },
+      'error.message': { column: 'error_message', kind: 'string' },
+      transactionName: { column: 'transaction_name', kind: 'string' },
+      duration: { column: 'duration', kind: 'double' },
+      traceId: { column: 'trace_id', kind: 'string' },
+    },
+    attributeMaps: AGENT_MAPS,
+  },
+  Span: {
+    table: 'span_events',
+    typed: {
+      ...AGENT_IDS,
+      name: { column: 'name', kind: 'string' },
+      category: { column: 'category', kind: 'string' },
+      duration: { column: 'duration', kind: 'double' },
+      traceId: { column: 'trace_id', kind: 'string' },
+      guid: { column: 'guid', kind: 'string' },
+      parentId: { column: 'parent_id', kind: 'string' },
+      transactionId: { column: 'transaction_id', kind: 'string' },
+    },
+    attributeMaps: AGENT_MAPS,
+  },
+  Log: {
+    table: 'log_events',
+    typed: {
+      ...AGENT_IDS,
+      level: { column: 'level', kind: 'string' },
+      message: { column: 'message', kind: 'string' },
+      'trace.id': { column: 'trace_id', kind: 'string' },
+      'span.id': { column: 'span_id', kind: 'string' },
+    },
+    attributeMaps: ['attributes'],
+  },
+};
+
+/** The tables agents and the Event API append events to, for `SHOW EVENT TYPES`. */
+export const AGENT_EVENT_TYPES: readonly string[] = Object.keys(AGENT_EVENT_BRANCHES);
+
+/** Event type names are case-sensitive, as in New Relic. */
+export function eventBranch(eventType: string): SourceBranch {
+  const agent = AGENT_EVENT_BRANCHES[eventType];
+  if (agent) return { ...agent, eventType, accountColumn: 'account_id', timeColumn: 'timestamp' };
+  return {
+    table: 'custom_events',
+    eventType,
+    accountColumn: 'account_id',
+    timeColumn: 'timestamp',
+    typeColumn: { column: 'event_type', value: eventType },
+    typed: AGENT_IDS,
+    attributeMaps: ['attributes'],
+  };
+}
 
 export function physicalSource(source: PlanSource): PhysicalSource {
   switch (source.kind) {
     case 'timeslices':
       // Recent rows in arrival order, older ones compacted (store/timeslice-compactor.ts).
-      return { tables: TIMESLICE_TABLES, accountColumn: 'account_id', timeColumn: 'ts', columns: TIMESLICE_COLUMNS };
+      return {
+        uniform: true,
+        branches: TIMESLICE_TABLES.map((table) => ({
+          table, eventType: 'Metric', accountColumn: 'account_id', timeColumn: 'ts', typed: TIMESLICE_COLUMNS, attributeMaps: [],
+        })),
+      };
+    case 'events':
+      return { uniform: source.eventTypes.length === 1, branches: source.eventTypes.map(eventBranch) };
   }
 }

@@ -241,6 +241,10 @@ export class Catalog {
     return [...this.apps.values()].filter((a) => a.accountId === accountId);
   }
 
+  host(id: number): Host | undefined {
+    return this.hosts.get(id);
+  }
+
   hostsOf(appId: number): Host[] {
     return [...this.hosts.values()].filter((h) => h.appId === appId);
   }

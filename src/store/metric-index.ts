@@ -164,6 +164,17 @@ export class MetricIndex {
     return entry?.persisted === COMMITTED ? entry.id : undefined;
   }
 
+  /** The committed name of a dictionary id (metric or scope), for showing `metric_id` / `scope_id` as names. */
+  nameOf(id: number): string | undefined {
+    const name = this.names.get(id);
+    return name !== undefined && this.ids.get(name)?.persisted === COMMITTED ? name : undefined;
+  }
+
+  /** Every committed dictionary entry (metric and scope names alike), for matching names by pattern. */
+  *entries(): Iterable<readonly [id: number, name: string]> {
+    for (const [name, entry] of this.ids) if (entry.persisted === COMMITTED) yield [entry.id, name];
+  }
+
   /** Every unscoped metric name ever stored for the scope, regardless of time, sorted. */
   metricNames(scope: MetricScope): string[] {
     const ids = new Set<number>();

@@ -1,23 +1,52 @@
-import { BIGINT, BOOLEAN, DOUBLE, TIMESTAMP, VARCHAR, type DuckDBConnection, type DuckDBPreparedStatement, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
-import type { AggregatePlan } from '../plan/aggregate-plan.js';
+import {
+  BIGINT, BOOLEAN, DOUBLE, LIST, TIMESTAMP, VARCHAR, listValue, DuckDBListValue, DuckDBTimestampValue,
+  type DuckDBConnection, type DuckDBPreparedStatement, type DuckDBType, type DuckDBValue,
+} from '@duckdb/node-api';
+import type { AggregatePlan, RowsPlan } from '../plan/aggregate-plan.js';
 import type { Dialect, RenderedSql, SqlParam } from '../sql/dialect.js';
 import { duckdbDialect } from '../sql/duckdb-dialect.js';
-import { renderAggregatePlan } from '../sql/render-plan.js';
+import { renderAggregatePlan, renderRowsPlan } from '../sql/render-plan.js';
 import type { Database } from './database.js';
 import { timestampValue } from './duckdb-values.js';
 
-/** An aggregate plan's result as columns: one array per group key, the bucket index, each aggregate. */
+/**
+ * An aggregate plan's result as columns: one array per group key, the bucket index, each
+ * aggregate. Mergeable aggregates are numbers (or null); `distinct` and `quantiles` are arrays;
+ * `latest`/`earliest` whatever their argument is. Group keys are plain values too.
+ */
 export interface AggregateColumns {
   readonly rowCount: number;
-  readonly groups: readonly (readonly (number | string | null)[])[];
+  readonly groups: readonly (readonly PlainValue[])[];
   readonly buckets: readonly number[] | undefined;
   readonly aggregates: readonly (readonly (number | null)[])[];
+}
+
+/** A result cell as plain JavaScript: numbers (64-bit integers as numbers), strings, booleans, lists. */
+export type PlainValue = number | string | boolean | null | readonly PlainValue[];
+
+/** A rows plan's result: one array per rendered column (see `renderRowsPlan`). */
+export interface RowColumns {
+  readonly rowCount: number;
+  readonly columns: readonly (readonly PlainValue[])[];
+}
+
+/** Limits one query runs under. */
+export interface QueryOptions {
+  /** Cancel the statement after this many milliseconds (`QueryTimeoutError`). */
+  readonly timeoutMs?: number;
+}
+
+export class QueryTimeoutError extends Error {
+  constructor(readonly timeoutMs: number) {
+    super(`the query ran longer than ${timeoutMs} ms and was cancelled`);
+  }
 }
 
 /** What the query stages need from a store: run a plan, get columns. */
 export interface PlanExecutor {
   readonly dialect: Dialect;
-  aggregate(plan: AggregatePlan): Promise<AggregateColumns>;
+  aggregate(plan: AggregatePlan, options?: QueryOptions): Promise<AggregateColumns>;
+  rows(plan: RowsPlan, options?: QueryOptions): Promise<RowColumns>;
 }
 
 /** Prepared statements kept per connection; a plan's SQL text repeats, only its parameters change. */
@@ -44,9 +73,9 @@ export class DuckDbPlanExecutor implements PlanExecutor {
 
   constructor(private readonly db: Database, private readonly maxConnections = 4) {}
 
-  async aggregate(plan: AggregatePlan): Promise<AggregateColumns> {
+  async aggregate(plan: AggregatePlan, options: QueryOptions = {}): Promise<AggregateColumns> {
     const rendered = renderAggregatePlan(plan, this.dialect);
-    const columns = await this.run(rendered);
+    const columns = await this.run(rendered, options);
     const groupCount = plan.groupBy.length;
     const hasBuckets = plan.buckets !== undefined;
     const at = (i: number) => columns[i] ?? [];
@@ -54,13 +83,29 @@ export class DuckDbPlanExecutor implements PlanExecutor {
       rowCount: at(0).length,
       groups: Array.from({ length: groupCount }, (_, i) => at(i).map(toPlain)),
       buckets: hasBuckets ? at(groupCount).map((v) => Number(v)) : undefined,
-      aggregates: plan.aggregates.map((_, i) => at(groupCount + (hasBuckets ? 1 : 0) + i).map(toNumber)),
+      aggregates: plan.aggregates.map((call, i) => {
+        const values = at(groupCount + (hasBuckets ? 1 : 0) + i);
+        // Mergeable aggregates are numbers; the others keep their values' own types.
+        return call.fn === 'sum' || call.fn === 'min' || call.fn === 'max' || call.fn === 'count' || call.fn === 'countRows' || call.fn === 'countDistinct'
+          ? values.map(toNumber)
+          : (values.map(toPlain) as (number | null)[]);
+      }),
     };
   }
 
+  async rows(plan: RowsPlan, options: QueryOptions = {}): Promise<RowColumns> {
+    const columns = await this.run(renderRowsPlan(plan, this.dialect), options);
+    return { rowCount: columns[0]?.length ?? 0, columns: columns.map((c) => c.map(toPlain)) };
+  }
+
   /** Runs rendered SQL and returns its columns (number, bigint, string, boolean or null values). */
-  async run(rendered: RenderedSql): Promise<unknown[][]> {
+  async run(rendered: RenderedSql, options: QueryOptions = {}): Promise<unknown[][]> {
     const pooled = await this.acquire();
+    let timedOut = false;
+    const timer = options.timeoutMs === undefined ? undefined : setTimeout(() => {
+      timedOut = true;
+      pooled.connection.interrupt();
+    }, options.timeoutMs);
     try {
       const statement = await this.prepare(pooled, rendered.sql);
       const values: DuckDBValue[] = [];
@@ -78,7 +123,11 @@ export class DuckDbPlanExecutor implements PlanExecutor {
         chunk.forEach((values, i) => { for (const v of values) columns[i]!.push(v); });
       }
       return columns;
+    } catch (error) {
+      if (timedOut) throw new QueryTimeoutError(options.timeoutMs!);
+      throw error;
     } finally {
+      if (timer) clearTimeout(timer);
       this.release(pooled);
     }
   }
@@ -126,7 +175,9 @@ export class DuckDbPlanExecutor implements PlanExecutor {
 
 /** A parameter with the type it binds as: whole numbers as BIGINT, so bucket arithmetic stays integral. */
 function toDuckDb(param: SqlParam): [DuckDBValue, DuckDBType] {
-  if (typeof param === 'object') return [timestampValue(param.timestampMs), TIMESTAMP];
+  if (typeof param === 'object') {
+    return 'timestampMs' in param ? [timestampValue(param.timestampMs), TIMESTAMP] : [listValue([...param.doubles]), LIST(DOUBLE)];
+  }
   if (typeof param === 'number') return Number.isSafeInteger(param) ? [BigInt(param), BIGINT] : [param, DOUBLE];
   if (typeof param === 'boolean') return [param, BOOLEAN];
   return [param, VARCHAR];
@@ -137,8 +188,11 @@ function toNumber(value: unknown): number | null {
   return typeof value === 'bigint' ? Number(value) : (value as number);
 }
 
-function toPlain(value: unknown): number | string | null {
+function toPlain(value: unknown): PlainValue {
   if (value === null || value === undefined) return null;
   if (typeof value === 'bigint') return Number(value);
-  return value as number | string;
+  if (value instanceof DuckDBListValue) return value.items.map(toPlain);
+  if (value instanceof DuckDBTimestampValue) return Number(value.micros / 1000n);
+  if (typeof value === 'number' || typeof value === 'string' || typeof value === 'boolean') return value;
+  return String(value);
 }

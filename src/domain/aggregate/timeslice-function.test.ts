@@ -20,6 +20,7 @@ function row(expr: RowExpr, p: Point): number | null {
       if (l === null || r === null) return null;
       return expr.op === '+' ? l + r : expr.op === '-' ? l - r : expr.op === '*' ? l * r : r === 0 ? null : l / r;
     }
+    default: throw new Error(`not a timeslice row expression: ${expr.kind}`);
   }
 }
 function aggregate(call: AggregateCall, points: Point[]): number | null {

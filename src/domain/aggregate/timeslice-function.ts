@@ -1,4 +1,4 @@
-import { AggregateSet } from '../../plan/aggregate-plan.js';
+import type { AggregateAdder } from '../../plan/aggregate-plan.js';
 import { assertNever, field, out, rowArith, type ArithOp, type OutputExpr, type RowExpr } from '../../plan/expressions.js';
 
 /** The NRQL name of the timeslice value attribute (the spec's `service.timeslice.value` is an alias). */
@@ -50,7 +50,7 @@ export const ts = {
  * expression that derives its value from them. This table is the whole meaning of each
  * aggregate over timeslices; REST values and NRQL both go through it.
  */
-export function lowerTimesliceFunction(fn: TimesliceFunction, set: AggregateSet): OutputExpr {
+export function lowerTimesliceFunction(fn: TimesliceFunction, set: AggregateAdder): OutputExpr {
   switch (fn.kind) {
     case 'number':
       return out.number(fn.value);
@@ -66,10 +66,10 @@ export function lowerTimesliceFunction(fn: TimesliceFunction, set: AggregateSet)
   }
 }
 
-const sumOf = (set: AggregateSet, part: TimesliceValueField) => out.aggregate(set.add({ fn: 'sum', arg: field(part) }));
+const sumOf = (set: AggregateAdder, part: TimesliceValueField) => out.aggregate(set.add({ fn: 'sum', arg: field(part) }));
 
 /** Summary semantics: the value's parts are summed across points, then combined. */
-function lowerOverValue(name: AggregateName, set: AggregateSet): OutputExpr {
+function lowerOverValue(name: AggregateName, set: AggregateAdder): OutputExpr {
   const count = () => sumOf(set, 'count');
   const total = () => sumOf(set, 'total');
   switch (name) {
@@ -101,7 +101,7 @@ function lowerOverValue(name: AggregateName, set: AggregateSet): OutputExpr {
 }
 
 /** Row semantics: each point contributes one number. */
-function lowerOverPoints(name: AggregateName, arg: RowExpr, set: AggregateSet): OutputExpr {
+function lowerOverPoints(name: AggregateName, arg: RowExpr, set: AggregateAdder): OutputExpr {
   const sum = () => out.aggregate(set.add({ fn: 'sum', arg }));
   const n = () => out.aggregate(set.add({ fn: 'count', arg }));
   switch (name) {

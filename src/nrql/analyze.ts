@@ -1,0 +1,591 @@
+import { AggregateSet, type AggregateAdder, type Buckets, type PlanSource, type RowOrder, type TimeWindow } from '../plan/aggregate-plan.js';
+import { and, assertNever, field, out, rowArith, type AggregateCall, type Literal, type OutputExpr, type Predicate, type RowExpr, type ValueType } from '../plan/expressions.js';
+import { TIMESLICE_VALUE, TIMESLICE_VALUE_FIELDS, type PointExpr, type TimesliceValueField } from '../domain/aggregate/timeslice-function.js';
+import { EVENT_ID_FIELDS, eventBranch } from '../sql/sources.js';
+import type { Condition, Expr, FacetItem, Query, SelectQuery, Span } from './ast.js';
+import type { DictionaryName, NrqlDictionaries } from './dictionaries.js';
+import { formatCondition, formatExpr } from './format.js';
+import { AGGREGATE_FUNCTIONS, KNOWN_FUNCTION_NAMES, UNSUPPORTED_FUNCTIONS, aggregateFunction, type LowerContext, type LoweredAggregate, type ResolvedRow } from './functions.js';
+import { closestMatch, NrqlError } from './nrql-error.js';
+import { resolveBuckets, resolveCompareWindow, resolveTimeWindow } from './time-window.js';
+
+/** The spec's name for the timeslice value; New Relic's is `newrelic.timeslice.value`. */
+export const SPEC_TIMESLICE_VALUE = 'service.timeslice.value';
+export const DEFAULT_FACET_LIMIT = 10;
+export const DEFAULT_ROW_LIMIT = 100;
+export const MAX_LIMIT = 5000;
+export const MAX_FACETS = 5;
+
+export interface AnalyzeContext {
+  readonly accountIds: readonly number[];
+  readonly nowMs: number;
+  readonly dictionaries: NrqlDictionaries;
+}
+
+/** The query's window, and the texts `metadata.timeWindow` shows. */
+export interface QueryWindow extends TimeWindow {
+  readonly since: string;
+  readonly until: string;
+}
+
+export interface ResultColumn {
+  readonly key: string;
+  readonly output: OutputExpr;
+  readonly decode?: DictionaryName;
+  readonly listLimit?: number;
+}
+
+export interface FacetKey {
+  /** The name `metadata.facets` lists and the extra key beside `facet` in a row. */
+  readonly label: string;
+  readonly expr: RowExpr;
+  readonly decode?: DictionaryName;
+}
+
+interface Common {
+  readonly source: PlanSource;
+  readonly accountIds: readonly number[];
+  readonly window: QueryWindow;
+  readonly where: Predicate;
+  readonly eventTypes: readonly string[];
+  /** COMPARE WITH: the earlier window and its metadata text. */
+  readonly compare?: { readonly window: TimeWindow; readonly text: string };
+}
+
+/** Aggregates, optionally per facet and per time bucket. */
+export interface AnalyzedAggregate extends Common {
+  readonly kind: 'aggregate';
+  readonly aggregates: readonly AggregateCall[];
+  readonly columns: readonly ResultColumn[];
+  readonly buckets?: Buckets;
+  readonly facets: readonly FacetKey[];
+  readonly facetLimit: number;
+  /** What ranks facets: an output over the aggregates (descending), or the number of rows. */
+  readonly rankBy: OutputExpr;
+}
+
+export interface RowColumn {
+  readonly key: string;
+  readonly expr: RowExpr;
+  readonly decode?: DictionaryName;
+}
+
+/** Event rows (`SELECT *`, attribute lists). */
+export interface AnalyzedRows extends Common {
+  readonly kind: 'rows';
+  readonly columns: readonly RowColumn[] | 'all';
+  readonly orderBy: readonly RowOrder[];
+  readonly limit: number;
+  readonly offset: number;
+}
+
+export interface AnalyzedShowEventTypes {
+  readonly kind: 'showEventTypes';
+  readonly accountIds: readonly number[];
+  readonly window: QueryWindow;
+}
+
+export type AnalyzedQuery = AnalyzedAggregate | AnalyzedRows | AnalyzedShowEventTypes;
+
+/**
+ * Attributes of `Metric` timeslices: where each lives in the timeslice source. Everything else
+ * a Metric query names does not exist on timeslices and reads as null.
+ */
+type Binding =
+  | { readonly kind: 'field'; readonly name: string; readonly numericId?: boolean }
+  | { readonly kind: 'dictionary'; readonly idField: string; readonly dictionary: DictionaryName }
+  | { readonly kind: 'value' }
+  | { readonly kind: 'missing' };
+
+const METRIC_ATTRIBUTES: Readonly<Record<string, Binding>> = {
+  appId: { kind: 'field', name: 'appId', numericId: true },
+  appName: { kind: 'dictionary', idField: 'appId', dictionary: 'appName' },
+  'entity.name': { kind: 'dictionary', idField: 'appId', dictionary: 'appName' },
+  'entity.guid': { kind: 'dictionary', idField: 'appId', dictionary: 'entityGuid' },
+  host: { kind: 'dictionary', idField: 'hostId', dictionary: 'hostName' },
+  realAgentId: { kind: 'field', name: 'instanceId', numericId: true },
+  metricTimesliceName: { kind: 'dictionary', idField: 'metricId', dictionary: 'metricName' },
+  scope: { kind: 'dictionary', idField: 'scopeId', dictionary: 'scopeName' },
+  [TIMESLICE_VALUE]: { kind: 'value' },
+  [SPEC_TIMESLICE_VALUE]: { kind: 'value' },
+  timestamp: { kind: 'field', name: 'timestamp' },
+};
+
+/** Attributes agent events carry as catalog ids (New Relic adds them to every event of an entity). */
+const AGENT_EVENT_ATTRIBUTES: Readonly<Record<string, Binding>> = {
+  appId: { kind: 'field', name: EVENT_ID_FIELDS.appId, numericId: true },
+  appName: { kind: 'dictionary', idField: EVENT_ID_FIELDS.appId, dictionary: 'appName' },
+  'entity.name': { kind: 'dictionary', idField: EVENT_ID_FIELDS.appId, dictionary: 'appName' },
+  'entity.guid': { kind: 'dictionary', idField: EVENT_ID_FIELDS.appId, dictionary: 'entityGuid' },
+  host: { kind: 'dictionary', idField: EVENT_ID_FIELDS.hostId, dictionary: 'hostName' },
+  realAgentId: { kind: 'field', name: EVENT_ID_FIELDS.instanceId, numericId: true },
+};
+
+const invalid = (message: string, span: Span) => new NrqlError('NRQL_INVALID_EXPRESSION', message, span);
+
+/** Checks a parsed query against the data model and resolves it into what the planner needs. */
+export function analyze(query: Query, ctx: AnalyzeContext): AnalyzedQuery {
+  if (query.kind === 'showEventTypes') {
+    const window = resolveTimeWindow({ ...(query.since ? { since: query.since } : {}), ...(query.until ? { until: query.until } : {}) }, ctx.nowMs);
+    return { kind: 'showEventTypes', accountIds: ctx.accountIds, window };
+  }
+  return new SelectAnalyzer(query, ctx).analyze();
+}
+
+class SelectAnalyzer {
+  private readonly timeslices: boolean;
+  private readonly catalogAttributes: boolean;
+
+  constructor(private readonly query: SelectQuery, private readonly ctx: AnalyzeContext) {
+    const types = query.from.map((t) => t.name);
+    this.timeslices = types.includes('Metric');
+    if (this.timeslices && types.length > 1) {
+      const other = query.from.find((t) => t.name !== 'Metric')!;
+      throw invalid('Metric timeslice data cannot be queried together with other event types', other.span);
+    }
+    // Agent events hold their application and host as catalog ids; custom events (Event API,
+    // change tracking) carry such attributes in their own attribute map.
+    this.catalogAttributes = !this.timeslices && types.every((t) => eventBranch(t).typeColumn === undefined);
+  }
+
+  analyze(): AnalyzedQuery {
+    const q = this.query;
+    const source: PlanSource = this.timeslices ? { kind: 'timeslices' } : { kind: 'events', eventTypes: dedupe(q.from.map((t) => t.name)) };
+    let window: QueryWindow = resolveTimeWindow({
+      ...(q.since ? { since: q.since } : {}), ...(q.until ? { until: q.until } : {}), ...(q.timezone ? { timezone: q.timezone, timezoneSpan: q.span } : {}),
+    }, this.ctx.nowMs);
+    let buckets: Buckets | undefined;
+    if (q.timeseries) {
+      if (q.timeseries.slideBy) throw new NrqlError('NRQL_UNSUPPORTED', 'TIMESERIES … SLIDE BY is not supported by Timeslice\'s NRQL subset', q.timeseries.span);
+      buckets = resolveBuckets(window, q.timeseries.size, q.timeseries.span);
+      window = { ...window, beginMs: buckets.beginMs, endMs: buckets.beginMs + buckets.count * buckets.widthMs };
+    }
+    const compare = q.compareWith
+      ? (() => {
+        const resolved = resolveCompareWindow(window, q.compareWith!, q.span);
+        return { window: { beginMs: resolved.beginMs, endMs: resolved.endMs }, text: resolved.compareWith };
+      })()
+      : undefined;
+    const where = q.where ? this.condition(q.where) : ({ kind: 'true' } as Predicate);
+    const common = {
+      source, accountIds: this.ctx.accountIds, window, where, eventTypes: source.kind === 'events' ? source.eventTypes : ['Metric'],
+      ...(compare ? { compare } : {}),
+    };
+    if (q.limit !== undefined && q.limit !== 'max' && q.limit > MAX_LIMIT) {
+      throw new NrqlError('NRQL_LIMIT_EXCEEDED', `LIMIT is at most ${MAX_LIMIT} (or MAX); ${q.limit} was asked`, q.span);
+    }
+
+    const aggregateItems = q.select.filter((item) => this.isAggregate(item.expr));
+    if (aggregateItems.length === 0) return this.rows(common);
+    if (aggregateItems.length !== q.select.length) {
+      const plain = q.select.find((item) => !this.isAggregate(item.expr))!;
+      throw invalid('a query selects either aggregates or attributes, not both: aggregate this attribute or FACET by it', plain.span);
+    }
+
+    const set = new AggregateSet();
+    const columns: ResultColumn[] = [];
+    let rankBy: OutputExpr | undefined;
+    for (const item of q.select) {
+      const lowered = this.aggregateExpr(item.expr, set);
+      columns.push({
+        key: item.alias ?? lowered.key,
+        output: lowered.output,
+        ...(lowered.decode ? { decode: lowered.decode } : {}),
+        ...(lowered.listLimit !== undefined ? { listLimit: lowered.listLimit } : {}),
+      });
+      if (rankBy === undefined) rankBy = lowered.rank === 'value' ? rankingOutput(lowered.output) : undefined;
+    }
+    const facets = q.facet ? this.facets(q.facet.items, q.facet.span) : [];
+    if (q.facet?.orderBy) {
+      if (!this.isAggregate(q.facet.orderBy)) throw invalid('FACET … ORDER BY takes an aggregate such as count(*)', q.facet.orderBy.span);
+      rankBy = rankingOutput(this.aggregateExpr(q.facet.orderBy, set).output);
+    }
+    rankBy ??= out.aggregate(set.add({ fn: 'countRows' }));
+    const facetLimit = q.limit === undefined ? DEFAULT_FACET_LIMIT : q.limit === 'max' ? MAX_LIMIT : q.limit;
+    return { kind: 'aggregate', ...common, aggregates: set.all, columns, ...(buckets ? { buckets } : {}), facets, facetLimit, rankBy };
+  }
+
+  private rows(common: Omit<AnalyzedRows, 'kind' | 'columns' | 'orderBy' | 'limit' | 'offset'>): AnalyzedRows {
+    const q = this.query;
+    if (q.facet) throw invalid('FACET needs aggregates in SELECT, such as count(*)', q.facet.span);
+    if (q.timeseries) throw invalid('TIMESERIES needs aggregates in SELECT, such as count(*)', q.timeseries.span);
+    const star = q.select.some((item) => item.expr.kind === 'star');
+    const columns: RowColumn[] | 'all' = star && q.select.length === 1
+      ? 'all'
+      : q.select.map((item) => {
+        if (item.expr.kind === 'star') throw invalid('* lists every attribute; select it alone or name the attributes', item.span);
+        const resolved = this.row(item.expr, 'json');
+        return { key: item.alias ?? (item.expr.kind === 'attribute' ? item.expr.name : formatExpr(item.expr)), expr: resolved.expr, ...(resolved.decode ? { decode: resolved.decode } : {}) };
+      });
+    const orderBy = (q.orderBy ?? []).map((o) => ({ expr: this.row(o.expr, 'any').expr, descending: o.descending }));
+    const limit = q.limit === undefined ? DEFAULT_ROW_LIMIT : q.limit === 'max' ? MAX_LIMIT : q.limit;
+    return { kind: 'rows', ...common, columns, orderBy, limit, offset: q.offset ?? 0 };
+  }
+
+  private facets(items: readonly FacetItem[], span: Span): FacetKey[] {
+    if (items.length > MAX_FACETS) throw new NrqlError('NRQL_LIMIT_EXCEEDED', `FACET takes at most ${MAX_FACETS} attributes; ${items.length} were given`, span);
+    return items.map((item) => {
+      if (item.kind === 'facetCases') {
+        const cases = item.cases.map((c) => ({ when: this.condition(c.condition), then: { kind: 'literal', value: c.label ?? formatCondition(c.condition) } as RowExpr }));
+        const otherwise = item.otherwise ? this.row(item.otherwise, 'string') : undefined;
+        if (otherwise?.decode) throw invalid('FACET CASES … OR takes an attribute stored as text', item.otherwise!.span);
+        return { label: 'facet', expr: { kind: 'cases', cases, ...(otherwise ? { otherwise: otherwise.expr } : {}) } };
+      }
+      if (this.isAggregate(item.expr)) throw invalid('FACET takes attributes, not aggregates', item.expr.span);
+      const resolved = this.row(item.expr, 'any');
+      const label = item.alias ?? (item.expr.kind === 'attribute' ? item.expr.name : formatExpr(item.expr));
+      return { label, expr: resolved.expr, ...(resolved.decode ? { decode: resolved.decode } : {}) };
+    });
+  }
+
+  // ── aggregates ────────────────────────────────────────────────────────────────────────────
+
+  private isAggregate(expr: Expr): boolean {
+    switch (expr.kind) {
+      case 'call':
+        return aggregateFunction(expr.name) !== undefined;
+      case 'arithmetic':
+      case 'coalesce':
+        return this.isAggregate(expr.left) || this.isAggregate(expr.right);
+      case 'negate':
+        return this.isAggregate(expr.operand);
+      case 'number':
+        // A constant alongside aggregates (`0.1 AS 'threshold'`) is one of them.
+        return this.query.select.some((item) => item.expr !== expr && this.containsCall(item.expr));
+      default:
+        return false;
+    }
+  }
+
+  private containsCall(expr: Expr): boolean {
+    switch (expr.kind) {
+      case 'call': return aggregateFunction(expr.name) !== undefined;
+      case 'arithmetic': case 'coalesce': return this.containsCall(expr.left) || this.containsCall(expr.right);
+      case 'negate': return this.containsCall(expr.operand);
+      default: return false;
+    }
+  }
+
+  private aggregateExpr(expr: Expr, set: AggregateAdder): LoweredAggregate {
+    switch (expr.kind) {
+      case 'number':
+        return { output: out.number(expr.value), key: formatExpr(expr), rank: 'frequency' };
+      case 'negate': {
+        const inner = this.aggregateExpr(expr.operand, set);
+        return { output: out.arith('*', out.number(-1), inner.output), key: formatExpr(expr), rank: inner.rank };
+      }
+      case 'arithmetic': {
+        const left = this.aggregateExpr(expr.left, set);
+        const right = this.aggregateExpr(expr.right, set);
+        // `average(x) * 1000` ranks facets as average(x) would.
+        const rank = expr.left.kind === 'number' ? right.rank : left.rank;
+        return { output: out.arith(expr.op, left.output, right.output), key: formatExpr(expr), rank };
+      }
+      case 'call': {
+        const fn = aggregateFunction(expr.name);
+        if (!fn) throw this.unknownFunction(expr.name, expr.span);
+        if (expr.args.length < fn.minArgs || expr.args.length > fn.maxArgs) {
+          const expected = fn.minArgs === fn.maxArgs ? `${fn.minArgs}` : `${fn.minArgs} to ${fn.maxArgs}`;
+          throw new NrqlError('NRQL_BAD_ARGUMENTS', `${fn.name}() takes ${expected} argument${fn.maxArgs === 1 ? '' : 's'}; ${expr.args.length} given`, expr.span);
+        }
+        return fn.lower(expr.args, { name: fn.name, span: expr.span }, this.lowerContext(), set);
+      }
+      default:
+        throw invalid(`${formatExpr(expr)} is not an aggregate; wrap it in one, such as latest(${formatExpr(expr)})`, expr.span);
+    }
+  }
+
+  private lowerContext(): LowerContext {
+    return {
+      source: this.timeslices ? 'timeslices' : 'events',
+      row: (expr, type) => this.row(expr, type),
+      condition: (c) => this.condition(c),
+      isTimesliceValue: (expr) => this.timeslices && expr.kind === 'attribute' && METRIC_ATTRIBUTES[expr.name]?.kind === 'value',
+      pointExpr: (expr) => this.pointExpr(expr),
+      aggregate: (expr, set) => {
+        if (!this.isAggregate(expr) || expr.kind === 'number') throw invalid('expected an aggregate function such as count(*)', expr.span);
+        return this.aggregateExpr(expr, set);
+      },
+      text: (expr) => formatExpr(expr),
+    };
+  }
+
+  private unknownFunction(name: string, span: Span): NrqlError {
+    if ((UNSUPPORTED_FUNCTIONS as readonly string[]).some((f) => f.toLowerCase() === name.toLowerCase())) {
+      return new NrqlError('NRQL_UNSUPPORTED', `${name}() is not supported by Timeslice's NRQL subset`, span);
+    }
+    const suggestion = closestMatch(name, KNOWN_FUNCTION_NAMES);
+    return new NrqlError('NRQL_UNKNOWN_FUNCTION', `unknown function ${name}()${suggestion ? `; did you mean ${suggestion}()?` : ''}`, span, suggestion);
+  }
+
+  // ── row-level expressions ─────────────────────────────────────────────────────────────────
+
+  private binding(name: string): Binding {
+    if (this.timeslices) return METRIC_ATTRIBUTES[name] ?? { kind: 'missing' };
+    if (this.catalogAttributes) return AGENT_EVENT_ATTRIBUTES[name] ?? { kind: 'field', name };
+    return { kind: 'field', name };
+  }
+
+  /** `V['count']`, `getField(V, 'count')`, and arithmetic over such parts and numbers. */
+  private pointExpr(expr: Expr): PointExpr | undefined {
+    const part = this.valuePart(expr);
+    if (part) return { kind: 'part', part };
+    switch (expr.kind) {
+      case 'number': return { kind: 'number', value: expr.value };
+      case 'arithmetic': {
+        const left = this.pointExpr(expr.left);
+        const right = this.pointExpr(expr.right);
+        return left && right ? { kind: 'arith', op: expr.op, left, right } : undefined;
+      }
+      default: return undefined;
+    }
+  }
+
+  private valuePart(expr: Expr): TimesliceValueField | undefined {
+    let target: Expr | undefined;
+    let fieldName: string | undefined;
+    let span = expr.span;
+    if (expr.kind === 'fieldAccess') {
+      target = expr.target;
+      fieldName = expr.field;
+    } else if (expr.kind === 'call' && expr.name.toLowerCase() === 'getfield') {
+      const [t, f] = expr.args;
+      if (expr.args.length !== 2 || !t || t.kind === 'whereArg' || t.kind === 'namedArg' || !f || f.kind !== 'string') {
+        throw new NrqlError('NRQL_BAD_ARGUMENTS', "getField() takes a compound attribute and a field name: getField(newrelic.timeslice.value, 'count')", expr.span);
+      }
+      target = t;
+      fieldName = f.value;
+      span = f.span;
+    }
+    if (target === undefined || fieldName === undefined) return undefined;
+    if (!(this.timeslices && target.kind === 'attribute' && METRIC_ATTRIBUTES[target.name]?.kind === 'value')) {
+      throw invalid('only the timeslice value has fields (newrelic.timeslice.value[\'count\'])', target.span);
+    }
+    if (!(TIMESLICE_VALUE_FIELDS as readonly string[]).includes(fieldName)) {
+      const suggestion = closestMatch(fieldName, TIMESLICE_VALUE_FIELDS);
+      throw new NrqlError('NRQL_INVALID_EXPRESSION', `a timeslice value has no field '${fieldName}' (it has ${TIMESLICE_VALUE_FIELDS.join(', ')})${suggestion ? `; did you mean '${suggestion}'?` : ''}`, span, suggestion);
+    }
+    return fieldName as TimesliceValueField;
+  }
+
+  private row(expr: Expr, type: ValueType): ResolvedRow {
+    switch (expr.kind) {
+      case 'number': case 'string': case 'boolean':
+        return { expr: { kind: 'literal', value: expr.value } };
+      case 'null':
+        return { expr: { kind: 'literal', value: null } };
+      case 'attribute': {
+        const b = this.binding(expr.name);
+        switch (b.kind) {
+          case 'field': return { expr: { kind: 'field', name: b.name, type: b.numericId ? 'number' : type } };
+          case 'dictionary': return { expr: field(b.idField), decode: b.dictionary };
+          case 'value': throw invalid(`${expr.name} is a summary of many calls; aggregate it (count, average…) or take a field: ${expr.name}['count']`, expr.span);
+          case 'missing': return { expr: { kind: 'literal', value: null } };
+          default: return assertNever(b);
+        }
+      }
+      case 'fieldAccess':
+        return { expr: field(this.valuePart(expr)!) };
+      case 'negate':
+        return { expr: rowArith('*', { kind: 'literal', value: -1 }, this.numeric(expr.operand)) };
+      case 'arithmetic':
+        return { expr: rowArith(expr.op, this.numeric(expr.left), this.numeric(expr.right)) };
+      case 'coalesce': {
+        const left = this.row(expr.left, type);
+        const right = this.row(expr.right, type);
+        if (left.decode || right.decode) throw invalid('OR between attributes takes attributes stored as text or numbers', expr.span);
+        return { expr: { kind: 'coalesce', items: [left.expr, right.expr] } };
+      }
+      case 'call': {
+        const name = expr.name.toLowerCase();
+        if (name === 'eventtype') {
+          if (expr.args.length > 0) throw new NrqlError('NRQL_BAD_ARGUMENTS', 'eventType() takes no arguments', expr.span);
+          return { expr: { kind: 'eventType' } };
+        }
+        if (name === 'getfield') return { expr: field(this.valuePart(expr)!) };
+        if (AGGREGATE_FUNCTIONS.has(name)) throw invalid(`the aggregate ${expr.name}() cannot be used here`, expr.span);
+        throw this.unknownFunction(expr.name, expr.span);
+      }
+      case 'star':
+        throw invalid('* is only a SELECT item or the argument of count()', expr.span);
+      case 'interval':
+        throw invalid('a time interval is only an argument of rate()', expr.span);
+      default:
+        return assertNever(expr);
+    }
+  }
+
+  private numeric(expr: Expr): RowExpr {
+    const r = this.row(expr, 'number');
+    if (r.decode) throw invalid(`${formatExpr(expr)} is text, not a number`, expr.span);
+    return r.expr;
+  }
+
+  // ── conditions ────────────────────────────────────────────────────────────────────────────
+
+  private condition(c: Condition): Predicate {
+    switch (c.kind) {
+      case 'and': return and(this.condition(c.left), this.condition(c.right));
+      case 'or': return { kind: 'or', items: [this.condition(c.left), this.condition(c.right)] };
+      case 'not': return { kind: 'not', item: this.condition(c.operand) };
+      case 'compare': {
+        // Attribute on the left, literal on the right, so `5 < duration` reads as `duration > 5`.
+        if (isLiteral(c.left) && !isLiteral(c.right)) return this.condition({ ...c, left: c.right, right: c.left, op: FLIPPED[c.op] });
+        const dictionary = this.dictionaryOf(c.left);
+        if (dictionary && isLiteral(c.right)) {
+          const value = literalValue(c.right);
+          if (c.op === '=' && value !== null && (dictionary.dictionary === 'metricName' || dictionary.dictionary === 'scopeName')) {
+            // The common case (`metricTimesliceName = 'HttpDispatcher'`) without scanning the dictionary.
+            const id = this.ctx.dictionaries.idOf(dictionary.dictionary, String(value), this.ctx.accountIds);
+            return { kind: 'in', expr: field(dictionary.idField), values: id === undefined ? [] : [id], negated: false };
+          }
+          return this.dictionaryPredicate(dictionary, (text) => compareText(text, c.op, value));
+        }
+        if (this.timeslices && this.isValue(c.left)) throw invalid('compare a field of the timeslice value, such as newrelic.timeslice.value[\'count\']', c.left.span);
+        const type = isLiteral(c.right) ? literalType(c.right) : 'number';
+        const left = this.row(c.left, type);
+        const right = this.row(c.right, type);
+        if (left.decode || right.decode) throw invalid('compare this attribute with a literal value', c.span);
+        return { kind: 'compare', op: c.op, left: left.expr, right: this.looseId(left.expr, right.expr) };
+      }
+      case 'in': {
+        const values = c.values.map((v) => {
+          if (!isLiteral(v)) throw invalid('IN takes a list of literal values', v.span);
+          return literalValue(v);
+        });
+        const dictionary = this.dictionaryOf(c.expr);
+        if (dictionary) {
+          const wanted = values.map(String);
+          const p = this.dictionaryPredicate(dictionary, (text) => wanted.includes(text));
+          return c.negated ? { kind: 'not', item: p } : p;
+        }
+        const nonNull = values.filter((v): v is Literal => v !== null);
+        const type: ValueType = typeof nonNull[0] === 'number' ? 'number' : typeof nonNull[0] === 'boolean' ? 'boolean' : 'string';
+        const r = this.row(c.expr, type);
+        const loose = r.expr.kind === 'field' && r.expr.type === 'number' ? nonNull.map((v) => (typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v) ? Number(v) : v)) : nonNull;
+        return { kind: 'in', expr: r.expr, values: loose, negated: c.negated };
+      }
+      case 'like':
+      case 'rlike': {
+        let test: (text: string) => boolean;
+        if (c.kind === 'like') {
+          const re = likeRegex(c.pattern);
+          test = (text) => re.test(text);
+        } else {
+          const re = this.regex(c.pattern, c.span);
+          test = (text) => re.test(text);
+        }
+        const dictionary = this.dictionaryOf(c.expr);
+        if (dictionary) {
+          const p = this.dictionaryPredicate(dictionary, test);
+          return c.negated ? { kind: 'not', item: p } : p;
+        }
+        const r = this.row(c.expr, 'string');
+        return c.kind === 'like'
+          ? { kind: 'like', expr: r.expr, pattern: c.pattern, negated: c.negated }
+          : { kind: 'regex', expr: r.expr, pattern: c.pattern, negated: c.negated };
+      }
+      case 'is': {
+        if (this.timeslices && this.isValue(c.expr)) {
+          // Every timeslice has a value: IS NOT NULL holds for all of them.
+          return c.test === 'null' && c.negated ? { kind: 'true' } : { kind: 'not', item: { kind: 'true' } };
+        }
+        const dictionary = this.dictionaryOf(c.expr);
+        if (dictionary && c.test === 'null') {
+          // Only scope is ever absent on stored rows: id 0 means "no scope".
+          const isNull: Predicate = dictionary.dictionary === 'scopeName'
+            ? { kind: 'compare', op: '=', left: this.row(c.expr, 'any').expr, right: { kind: 'literal', value: 0 } }
+            : { kind: 'not', item: { kind: 'true' } };
+          return c.negated ? { kind: 'not', item: isNull } : isNull;
+        }
+        if (c.test === 'null') return { kind: 'isNull', expr: this.row(c.expr, 'any').expr, negated: c.negated };
+        return { kind: 'isBoolean', expr: this.row(c.expr, 'boolean').expr, value: c.test === 'true', negated: c.negated };
+      }
+      default:
+        return assertNever(c);
+    }
+  }
+
+  private isValue(expr: Expr): boolean {
+    return expr.kind === 'attribute' && this.binding(expr.name).kind === 'value';
+  }
+
+  private dictionaryOf(expr: Expr): { dictionary: DictionaryName; idField: string } | undefined {
+    if (expr.kind !== 'attribute') return undefined;
+    const b = this.binding(expr.name);
+    return b.kind === 'dictionary' ? { dictionary: b.dictionary, idField: b.idField } : undefined;
+  }
+
+  /** A condition on a dictionary attribute, as the set of ids whose text passes `test`. */
+  private dictionaryPredicate(d: { dictionary: DictionaryName; idField: string }, test: (text: string) => boolean): Predicate {
+    const ids: number[] = [];
+    for (const [id, text] of this.ctx.dictionaries.entries(d.dictionary, this.ctx.accountIds)) if (test(text)) ids.push(id);
+    return { kind: 'in', expr: field(d.idField), values: ids, negated: false };
+  }
+
+  /** Ids compare loosely: `appId = '77'` is `appId = 77`. */
+  private looseId(left: RowExpr, right: RowExpr): RowExpr {
+    if (left.kind === 'field' && left.type === 'number' && right.kind === 'literal' && typeof right.value === 'string' && /^-?\d+(\.\d+)?$/.test(right.value)) {
+      return { kind: 'literal', value: Number(right.value) };
+    }
+    return right;
+  }
+
+  private regex(pattern: string, span: Span): RegExp {
+    try {
+      return new RegExp(`^(?:${pattern})$`, 'u');
+    } catch (error) {
+      throw new NrqlError('NRQL_BAD_ARGUMENTS', `RLIKE: not a valid regular expression: ${(error as Error).message}`, span);
+    }
+  }
+}
+
+const FLIPPED = { '=': '=', '!=': '!=', '<': '>', '<=': '>=', '>': '<', '>=': '<=' } as const;
+
+function isLiteral(expr: Expr): expr is Extract<Expr, { kind: 'number' | 'string' | 'boolean' | 'null' }> {
+  return expr.kind === 'number' || expr.kind === 'string' || expr.kind === 'boolean' || expr.kind === 'null'
+    || (expr.kind === 'negate' && expr.operand.kind === 'number');
+}
+
+function literalValue(expr: Expr): Literal | null {
+  switch (expr.kind) {
+    case 'number': case 'string': case 'boolean': return expr.value;
+    case 'negate': return expr.operand.kind === 'number' ? -expr.operand.value : null;
+    default: return null;
+  }
+}
+
+function literalType(expr: Expr): ValueType {
+  const v = literalValue(expr);
+  return typeof v === 'number' ? 'number' : typeof v === 'boolean' ? 'boolean' : 'string';
+}
+
+/** A comparison of dictionary text with a literal: as text, numbers compared as their decimal text. */
+function compareText(text: string, op: keyof typeof FLIPPED, value: Literal | null): boolean {
+  if (value === null) return false;
+  const v = String(value);
+  switch (op) {
+    case '=': return text === v;
+    case '!=': return text !== v;
+    case '<': return text < v;
+    case '<=': return text <= v;
+    case '>': return text > v;
+    case '>=': return text >= v;
+    default: return assertNever(op);
+  }
+}
+
+/** NRQL LIKE as a JavaScript regex: case-insensitive, `%` any run of characters, all else literal. */
+export function likeRegex(pattern: string): RegExp {
+  const body = pattern.split('%').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[\\s\\S]*');
+  return new RegExp(`^${body}$`, 'iu');
+}
+
+/** The number facets rank by: the first value of an object output (a percentile), else the output. */
+function rankingOutput(output: OutputExpr): OutputExpr {
+  return output.kind === 'object' ? output.entries[0]![1] : output;
+}
+
+function dedupe<T>(items: readonly T[]): T[] {
+  return [...new Set(items)];
+}

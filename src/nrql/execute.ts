@@ -1,0 +1,363 @@
+import type { AggregatePlan, Buckets, RowsPlan, TimeWindow } from '../plan/aggregate-plan.js';
+import { and, evaluateValue, mergeAggregates, MERGEABLE_AGGREGATES, type Predicate, type RowExpr } from '../plan/expressions.js';
+import { TIMESLICE_VALUE } from '../domain/aggregate/timeslice-function.js';
+import { EVENT_ID_FIELDS } from '../sql/sources.js';
+import type { PlainValue, PlanExecutor, QueryOptions } from '../store/plan-executor.js';
+import type { AnalyzedAggregate, AnalyzedQuery, AnalyzedRows, ResultColumn } from './analyze.js';
+import type { DictionaryName, NrqlDictionaries } from './dictionaries.js';
+import { NrqlError } from './nrql-error.js';
+
+export type ResultRow = Record<string, unknown>;
+
+/** NerdGraph's `NrdbResultContainer`, as `actor.account.nrql` answers it. */
+export interface NrqlResult {
+  readonly results: ResultRow[];
+  readonly totalResult: ResultRow | ResultRow[] | null;
+  readonly otherResult: ResultRow | ResultRow[] | null;
+  readonly currentResults: ResultRow[] | null;
+  readonly previousResults: ResultRow[] | null;
+  readonly metadata: {
+    readonly eventTypes: readonly string[];
+    readonly facets: readonly string[] | null;
+    readonly messages: readonly string[];
+    readonly timeWindow: { readonly begin: number; readonly end: number; readonly since: string; readonly until: string; readonly compareWith: string | null };
+  };
+}
+
+export interface ExecuteDeps {
+  readonly executor: PlanExecutor;
+  readonly dictionaries: NrqlDictionaries;
+  readonly options?: QueryOptions;
+}
+
+/** Runs an analyzed query's plans and shapes their columns as NerdGraph's results. */
+export async function execute(query: AnalyzedQuery, deps: ExecuteDeps): Promise<NrqlResult> {
+  switch (query.kind) {
+    case 'aggregate':
+      return executeAggregate(query, deps);
+    case 'rows':
+      return executeRows(query, deps);
+    case 'showEventTypes':
+      throw new NrqlError('NRQL_UNSUPPORTED', 'SHOW EVENT TYPES is not supported yet; the stored types are Metric, Transaction, TransactionError, Span, Log and the custom types sent to the Event API');
+  }
+}
+
+/**
+ * The plan a query's answer mainly comes from (for EXPLAIN and the SQL goldens): the aggregate
+ * grouped by its facets and buckets, or the rows listing. FACET queries with aggregates that do
+ * not merge run further plans derived from this one.
+ */
+export function mainPlan(query: AnalyzedAggregate | AnalyzedRows): AggregatePlan | RowsPlan {
+  if (query.kind === 'rows') {
+    return {
+      kind: 'rows', source: query.source, accountId: query.accountIds, window: query.window, where: query.where,
+      columns: query.columns === 'all' ? 'all' : query.columns.map((c) => c.expr), orderBy: query.orderBy, limit: query.limit, offset: query.offset,
+    };
+  }
+  return {
+    kind: 'aggregate', source: query.source, accountId: query.accountIds, window: query.window, where: query.where,
+    groupBy: query.facets.map((f) => f.expr), ...(query.buckets ? { buckets: query.buckets } : {}), aggregates: query.aggregates, outputs: [],
+  };
+}
+
+function metadata(query: AnalyzedAggregate | AnalyzedRows, facets: readonly string[] | null): NrqlResult['metadata'] {
+  return {
+    eventTypes: query.eventTypes,
+    facets,
+    messages: [],
+    timeWindow: { begin: query.window.beginMs, end: query.window.endMs, since: query.window.since, until: query.window.until, compareWith: query.compare?.text ?? null },
+  };
+}
+
+// ── aggregates ──────────────────────────────────────────────────────────────────────────────
+
+type Vector = readonly unknown[];
+
+/** One facet's values: per time bucket (or a single entry keyed -1 for the whole window). */
+interface FacetGroup {
+  readonly values: PlainValue[];
+  readonly buckets: Map<number, Vector>;
+}
+
+async function executeAggregate(query: AnalyzedAggregate, deps: ExecuteDeps): Promise<NrqlResult> {
+  const current = await aggregateOver(query, query.window, query.buckets, deps, undefined);
+  const facetNames = query.facets.length > 0 ? query.facets.map((f) => f.label) : null;
+  if (!query.compare) {
+    return { results: current.results, totalResult: current.total, otherResult: current.other, currentResults: null, previousResults: null, metadata: metadata(query, facetNames) };
+  }
+  const shift = query.window.beginMs - query.compare.window.beginMs;
+  const previousBuckets = query.buckets ? { ...query.buckets, beginMs: query.buckets.beginMs - shift } : undefined;
+  const previous = await aggregateOver(query, query.compare.window, previousBuckets, deps, current.topFacets);
+  return {
+    results: [...current.results.map((r) => ({ ...r, comparison: 'current' })), ...previous.results.map((r) => ({ ...r, comparison: 'previous' }))],
+    totalResult: current.total,
+    otherResult: current.other,
+    currentResults: current.results,
+    previousResults: previous.results,
+    metadata: metadata(query, facetNames),
+  };
+}
+
+interface AggregateOutcome {
+  readonly results: ResultRow[];
+  readonly total: ResultRow | ResultRow[] | null;
+  readonly other: ResultRow | ResultRow[] | null;
+  readonly topFacets: readonly PlainValue[][];
+}
+
+/**
+ * Aggregates over one window. Without FACET: one plan. With FACET and only mergeable aggregates:
+ * one plan grouped by facet (and bucket); ranking, `otherResult` and `totalResult` are merged
+ * from its groups. Otherwise: a ranking plan, then the top facets' rows, the total and the
+ * rest each computed over their own rows.
+ */
+async function aggregateOver(query: AnalyzedAggregate, window: TimeWindow, buckets: Buckets | undefined, deps: ExecuteDeps, fixedFacets: readonly PlainValue[][] | undefined): Promise<AggregateOutcome> {
+  const run = (groupBy: readonly RowExpr[], withBuckets: boolean, where: Predicate = query.where) => {
+    const plan: AggregatePlan = {
+      kind: 'aggregate', source: query.source, accountId: query.accountIds, window, where, groupBy,
+      ...(withBuckets && buckets ? { buckets } : {}), aggregates: query.aggregates, outputs: [],
+    };
+    return deps.executor.aggregate(plan, deps.options).then((cols) => groupsOf(cols, groupBy.length));
+  };
+  const windowSeconds = (window.endMs - window.beginMs) / 1000;
+  const shape = (vector: Vector | undefined, seconds: number) => shapeValues(query.columns, vector, seconds, deps.dictionaries);
+  const series = (perBucket: Map<number, Vector>, extra: ResultRow = {}) => buckets
+    ? Array.from({ length: buckets.count }, (_, i) => ({
+      ...extra,
+      beginTimeSeconds: Math.floor((buckets.beginMs + i * buckets.widthMs) / 1000),
+      endTimeSeconds: Math.floor((buckets.beginMs + (i + 1) * buckets.widthMs) / 1000),
+      ...shape(perBucket.get(i), buckets.widthMs / 1000),
+    }))
+    : [{ ...extra, ...shape(perBucket.get(-1), windowSeconds) }];
+  const mergeable = query.aggregates.every((c) => MERGEABLE_AGGREGATES.has(c.fn));
+  const merge = (vectors: Iterable<Vector>): Vector | undefined => {
+    let acc: Vector | undefined;
+    for (const v of vectors) acc = acc ? mergeAggregates(query.aggregates, acc as (number | null)[], v as (number | null)[]) : v;
+    return acc;
+  };
+  const wholeOf = (group: FacetGroup) => (buckets ? merge(group.buckets.values()) : group.buckets.get(-1));
+
+  if (query.facets.length === 0) {
+    const [group] = (await run([], true)).values();
+    const perBucket = group?.buckets ?? new Map<number, Vector>();
+    if (!buckets) return { results: series(perBucket), total: null, other: null, topFacets: [] };
+    const whole = mergeable ? merge(perBucket.values()) : [...(await run([], false)).values()][0]?.buckets.get(-1);
+    return { results: series(perBucket), total: shape(whole, windowSeconds), other: null, topFacets: [] };
+  }
+
+  const facetExprs = query.facets.map((f) => f.expr);
+  const decodeFacet = (values: readonly PlainValue[]) => values.map((v, i) => decodeValue(v, query.facets[i]!.decode, deps.dictionaries));
+  const listed = (values: readonly PlainValue[]) => decodeFacet(values).every((v) => v !== null);
+  const rank = (groups: Iterable<FacetGroup>): FacetGroup[] => {
+    const candidates = [...groups].filter((g) => listed(g.values));
+    if (fixedFacets) {
+      const wanted = new Set(fixedFacets.map((v) => JSON.stringify(v)));
+      return candidates.filter((g) => wanted.has(JSON.stringify(g.values)));
+    }
+    const score = new Map(candidates.map((g) => [g, rankValue(query, wholeOf(g), windowSeconds)]));
+    candidates.sort((a, b) => compareRank(score.get(a)!, score.get(b)!) || compareFacets(decodeFacet(a.values), decodeFacet(b.values)));
+    return candidates.slice(0, query.facetLimit);
+  };
+  const facetRow = (values: readonly PlainValue[]): ResultRow => {
+    const shown = decodeFacet(values);
+    return shown.length === 1 ? { facet: shown[0], [query.facets[0]!.label]: shown[0] } : { facet: shown };
+  };
+  const totalOf = (perBucket: (b: number) => Vector | undefined, whole: Vector | undefined) => (buckets
+    ? Array.from({ length: buckets.count }, (_, i) => ({
+      beginTimeSeconds: Math.floor((buckets.beginMs + i * buckets.widthMs) / 1000),
+      endTimeSeconds: Math.floor((buckets.beginMs + (i + 1) * buckets.widthMs) / 1000),
+      ...shape(perBucket(i), buckets.widthMs / 1000),
+    }))
+    : shape(whole, windowSeconds));
+
+  if (mergeable) {
+    const groups = await run(facetExprs, true);
+    const top = rank(groups.values());
+    const topSet = new Set(top);
+    const rest = [...groups.values()].filter((g) => !topSet.has(g));
+    const all = [...groups.values()];
+    const mergedAt = (gs: FacetGroup[]) => (b: number) => merge(gs.flatMap((g) => (g.buckets.has(b) ? [g.buckets.get(b)!] : [])));
+    return {
+      results: top.flatMap((g) => series(g.buckets, facetRow(g.values))),
+      total: totalOf(mergedAt(all), merge(all.map(wholeOf).filter((v): v is Vector => v !== undefined))),
+      other: totalOf(mergedAt(rest), merge(rest.map(wholeOf).filter((v): v is Vector => v !== undefined))),
+      topFacets: top.map((g) => g.values),
+    };
+  }
+
+  const ranked = await run(facetExprs, false);
+  const top = rank(ranked.values());
+  const inTop = facetMembership(facetExprs, top.map((g) => g.values));
+  const rowsByFacet = buckets ? await run(facetExprs, true, and(query.where, inTop)) : ranked;
+  const [totalGroup] = (await run([], true)).values();
+  const [otherGroup] = (await run([], true, and(query.where, notInTop(facetExprs, inTop)))).values();
+  const wholeTotal = buckets ? [...(await run([], false)).values()][0]?.buckets.get(-1) : totalGroup?.buckets.get(-1);
+  const wholeOther = buckets
+    ? [...(await run([], false, and(query.where, notInTop(facetExprs, inTop)))).values()][0]?.buckets.get(-1)
+    : otherGroup?.buckets.get(-1);
+  return {
+    results: top.flatMap((g) => series(rowsByFacet.get(JSON.stringify(g.values))?.buckets ?? new Map(), facetRow(g.values))),
+    total: totalOf((b) => totalGroup?.buckets.get(b), wholeTotal),
+    other: totalOf((b) => otherGroup?.buckets.get(b), wholeOther),
+    topFacets: top.map((g) => g.values),
+  };
+}
+
+/** Result columns → facet groups keyed by their values' JSON, each with its vectors per bucket. */
+function groupsOf(cols: Awaited<ReturnType<PlanExecutor['aggregate']>>, groupCount: number): Map<string, FacetGroup> {
+  const groups = new Map<string, FacetGroup>();
+  for (let r = 0; r < cols.rowCount; r++) {
+    const values = Array.from({ length: groupCount }, (_, g) => cols.groups[g]![r]!);
+    const key = JSON.stringify(values);
+    let group = groups.get(key);
+    if (!group) {
+      group = { values, buckets: new Map() };
+      groups.set(key, group);
+    }
+    group.buckets.set(cols.buckets ? cols.buckets[r]! : -1, cols.aggregates.map((a) => a[r]));
+  }
+  return groups;
+}
+
+/** Rows whose facet values are one of `top` (no facet value null). */
+function facetMembership(exprs: readonly RowExpr[], top: readonly PlainValue[][]): Predicate {
+  if (top.length === 0) return { kind: 'not', item: { kind: 'true' } };
+  if (exprs.length === 1) {
+    return { kind: 'in', expr: exprs[0]!, values: top.map((v) => v[0] as string | number | boolean), negated: false };
+  }
+  return {
+    kind: 'or',
+    items: top.map((values) => and(...values.map((v, i): Predicate => ({ kind: 'compare', op: '=', left: exprs[i]!, right: { kind: 'literal', value: v as string | number | boolean } })))),
+  };
+}
+
+/** Rows outside `inTop`, including those whose facet value is null (SQL's NOT IN would drop them). */
+function notInTop(exprs: readonly RowExpr[], inTop: Predicate): Predicate {
+  return { kind: 'or', items: [...exprs.map((e): Predicate => ({ kind: 'isNull', expr: e, negated: false })), { kind: 'not', item: inTop }] };
+}
+
+function rankValue(query: AnalyzedAggregate, vector: Vector | undefined, seconds: number): number | null {
+  const v = vector ? evaluateValue(query.rankBy, vector, seconds) : null;
+  return typeof v === 'number' ? v : null;
+}
+
+/** Descending, nulls last. */
+function compareRank(a: number | null, b: number | null): number {
+  if (a === b) return 0;
+  if (a === null) return 1;
+  if (b === null) return -1;
+  return b - a;
+}
+
+function compareFacets(a: readonly PlainValue[], b: readonly PlainValue[]): number {
+  const x = JSON.stringify(a);
+  const y = JSON.stringify(b);
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/** Output values of one group (an empty group when `vector` is undefined: counts 0, the rest null). */
+function shapeValues(columns: readonly ResultColumn[], vector: Vector | undefined, seconds: number, dictionaries: NrqlDictionaries): ResultRow {
+  const values = vector ?? [];
+  const row: ResultRow = {};
+  for (const column of columns) {
+    let value = evaluateValue(column.output, values, seconds);
+    if (Array.isArray(value)) {
+      // uniques(): values listed once each, in a stable order, up to the function's limit.
+      const items = value.map((v) => decodeValue(v as PlainValue, column.decode, dictionaries)).filter((v) => v !== null);
+      value = [...new Set(items)].sort(compareValues).slice(0, column.listLimit);
+    } else if (column.decode) {
+      value = decodeValue(value as PlainValue, column.decode, dictionaries);
+    } else if (value === null && column.listLimit !== undefined) {
+      value = [];
+    }
+    row[column.key] = value;
+  }
+  return row;
+}
+
+function compareValues(a: unknown, b: unknown): number {
+  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  const x = String(a);
+  const y = String(b);
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+function decodeValue(value: PlainValue, dictionary: DictionaryName | undefined, dictionaries: NrqlDictionaries): PlainValue {
+  if (value === null || dictionary === undefined) return value;
+  return typeof value === 'number' ? dictionaries.decode(dictionary, value) : value;
+}
+
+// ── rows ────────────────────────────────────────────────────────────────────────────────────
+
+async function executeRows(query: AnalyzedRows, deps: ExecuteDeps): Promise<NrqlResult> {
+  const run = async (window: TimeWindow) => {
+    const plan: RowsPlan = {
+      kind: 'rows', source: query.source, accountId: query.accountIds, window, where: query.where,
+      columns: query.columns === 'all' ? 'all' : query.columns.map((c) => c.expr), orderBy: query.orderBy, limit: query.limit, offset: query.offset,
+    };
+    const result = await deps.executor.rows(plan, deps.options);
+    const rows: ResultRow[] = [];
+    for (let r = 0; r < result.rowCount; r++) {
+      const cell = (c: number) => result.columns[c]![r]!;
+      if (query.columns === 'all') {
+        const maps = result.columns.slice(3).map((column) => column[r]);
+        rows.push(wholeRow(query, cell(0) as number, cell(2) as string, maps as (string | null)[], deps.dictionaries));
+      } else {
+        const row: ResultRow = { timestamp: cell(0) };
+        query.columns.forEach((column, c) => {
+          const raw = cell(c + 1);
+          const value = column.expr.kind === 'field' && column.expr.type === 'json' && typeof raw === 'string' ? JSON.parse(raw) as PlainValue : raw;
+          row[column.key] = decodeValue(value, column.decode, deps.dictionaries);
+        });
+        rows.push(row);
+      }
+    }
+    return rows;
+  };
+  const results = await run(query.window);
+  if (!query.compare) {
+    return { results, totalResult: null, otherResult: null, currentResults: null, previousResults: null, metadata: metadata(query, null) };
+  }
+  const previous = await run(query.compare.window);
+  return {
+    results: [...results.map((r) => ({ ...r, comparison: 'current' })), ...previous.map((r) => ({ ...r, comparison: 'previous' }))],
+    totalResult: null, otherResult: null, currentResults: results, previousResults: previous, metadata: metadata(query, null),
+  };
+}
+
+/**
+ * One stored row as New Relic lists it: its attribute maps merged (intrinsics win over agent
+ * attributes, which win over custom ones), typed columns over them, catalog ids shown as names.
+ */
+function wholeRow(query: AnalyzedRows, timeMs: number, typedJson: string, maps: readonly (string | null)[], dictionaries: NrqlDictionaries): ResultRow {
+  const typed = JSON.parse(typedJson) as Record<string, PlainValue>;
+  if (query.source.kind === 'timeslices') {
+    const appId = typed.appId as number;
+    return {
+      timestamp: timeMs,
+      appId,
+      appName: dictionaries.decode('appName', appId),
+      'entity.guid': dictionaries.decode('entityGuid', appId),
+      host: dictionaries.decode('hostName', typed.hostId as number),
+      realAgentId: typed.instanceId,
+      metricTimesliceName: dictionaries.decode('metricName', typed.metricId as number),
+      scope: dictionaries.decode('scopeName', typed.scopeId as number),
+      [TIMESLICE_VALUE]: {
+        type: 'timeslice', count: typed.count, total: typed.total, totalExclusive: typed.totalExclusive,
+        min: typed.min, max: typed.max, sumOfSquares: typed.sumOfSquares,
+      },
+    };
+  }
+  const merged: ResultRow = {};
+  for (const map of [...maps].reverse()) if (map) Object.assign(merged, JSON.parse(map) as object);
+  for (const [name, value] of Object.entries(typed)) if (value !== null && !name.startsWith('@')) merged[name] = value;
+  const appId = typed[EVENT_ID_FIELDS.appId] as number | null;
+  if (appId) {
+    merged.appId = appId;
+    merged.appName = dictionaries.decode('appName', appId);
+    merged['entity.guid'] = dictionaries.decode('entityGuid', appId);
+    const hostId = typed[EVENT_ID_FIELDS.hostId] as number | null;
+    if (hostId) merged.host = dictionaries.decode('hostName', hostId);
+  }
+  return { timestamp: timeMs, ...merged };
+}

@@ -1,0 +1,328 @@
+import type { AggregateAdder } from '../plan/aggregate-plan.js';
+import { field, out, rowArith, type OutputExpr, type Predicate, type RowExpr, type ValueType } from '../plan/expressions.js';
+import { lowerTimesliceFunction, ts, type AggregateName, type PointExpr } from '../domain/aggregate/timeslice-function.js';
+import type { Arg, Condition, Expr, Span } from './ast.js';
+import type { DictionaryName } from './dictionaries.js';
+import { NrqlError } from './nrql-error.js';
+import { intervalMs } from './time-window.js';
+
+/** A row-level expression resolved against the source, with the dictionary its ids decode by. */
+export interface ResolvedRow {
+  readonly expr: RowExpr;
+  readonly decode?: DictionaryName;
+}
+
+/** What lowering a function needs from the analyzer. */
+export interface LowerContext {
+  readonly source: 'timeslices' | 'events';
+  /** Resolve a row-level expression (an aggregate's argument) wanted as `type`. */
+  row(expr: Expr, type: ValueType): ResolvedRow;
+  condition(condition: Condition): Predicate;
+  /** Whether `expr` names the timeslice value (`newrelic.timeslice.value`, or the spec's alias). */
+  isTimesliceValue(expr: Expr): boolean;
+  /** `expr` as a number computed per data point from the value's parts, if it is one. */
+  pointExpr(expr: Expr): PointExpr | undefined;
+  /** Lower a nested aggregate expression (the first argument of rate/filter/percentage). */
+  aggregate(expr: Expr, set: AggregateAdder): LoweredAggregate;
+  /** Text of an expression as written canonically (for result keys). */
+  text(expr: Expr): string;
+}
+
+export interface LoweredAggregate {
+  readonly output: OutputExpr;
+  /** The result key when the select item has no alias (`count`, `average.duration`). */
+  readonly key: string;
+  /** Values (or list items) are dictionary ids to show as text. */
+  readonly decode?: DictionaryName;
+  /** A list output's length limit (`uniques(x, 50)`). */
+  readonly listLimit?: number;
+  /** Which function ranks facets when this is the first aggregate (§3 FACET). */
+  readonly rank: 'value' | 'frequency';
+}
+
+interface FunctionEntry {
+  /** Canonical spelling, used in result keys. */
+  readonly name: string;
+  readonly minArgs: number;
+  readonly maxArgs: number;
+  readonly lower: (args: readonly Arg[], call: CallInfo, ctx: LowerContext, set: AggregateAdder) => LoweredAggregate;
+}
+
+interface CallInfo {
+  readonly name: string;
+  readonly span: Span;
+}
+
+/** Default and largest list length of `uniques()`. */
+export const UNIQUES_DEFAULT_LIMIT = 1000;
+export const UNIQUES_MAX_LIMIT = 10_000;
+/** `apdex(duration)` without `t:`: New Relic's default of half a second. */
+const DEFAULT_APDEX_T = 0.5;
+
+const badArgs = (call: CallInfo, message: string, span: Span = call.span) =>
+  new NrqlError('NRQL_BAD_ARGUMENTS', `${call.name}(): ${message}`, span);
+
+function exprArg(args: readonly Arg[], i: number, call: CallInfo): Expr {
+  const arg = args[i];
+  if (!arg || arg.kind === 'whereArg' || arg.kind === 'namedArg') {
+    throw badArgs(call, `argument ${i + 1} must be an expression`, arg?.span);
+  }
+  return arg;
+}
+
+function whereArg(args: readonly Arg[], call: CallInfo): Condition {
+  const arg = args[1];
+  if (!arg || arg.kind !== 'whereArg') throw badArgs(call, 'the second argument must be WHERE <condition>', arg?.span);
+  return arg.condition;
+}
+
+function attributeKey(name: string, arg: Expr, ctx: LowerContext): string {
+  return arg.kind === 'star' ? name : `${name}.${arg.kind === 'attribute' ? arg.name : ctx.text(arg)}`;
+}
+
+/** One of the summary functions: count, sum, average, min, max, stddev. */
+function summary(name: AggregateName, canonical: string): FunctionEntry {
+  return {
+    name: canonical,
+    minArgs: 1,
+    maxArgs: 2,
+    lower(args, call, ctx, set) {
+      const arg = exprArg(args, 0, call);
+      const key = attributeKey(canonical, arg, ctx);
+      const rank = name === 'count' || name === 'average' || name === 'min' || name === 'max' ? 'value' : 'frequency';
+      const named = args[1];
+      if (ctx.source === 'timeslices' && ctx.isTimesliceValue(arg)) {
+        if (named) {
+          // average(V, exclusiveTime: true): Σ exclusive ÷ Σ count, pooled over points.
+          if (name !== 'average' || named.kind !== 'namedArg' || named.name !== 'exclusiveTime') {
+            throw badArgs(call, 'the only option is average(value, exclusiveTime: true)', named.span);
+          }
+          if (named.value.kind !== 'boolean') throw badArgs(call, 'exclusiveTime takes true or false', named.value.span);
+          if (named.value.value) {
+            const exclusive = out.aggregate(set.add({ fn: 'sum', arg: field('totalExclusive') }));
+            const count = out.aggregate(set.add({ fn: 'sum', arg: field('count') }));
+            return { output: out.arith('/', exclusive, count), key, rank };
+          }
+        }
+        return { output: lowerTimesliceFunction({ kind: 'aggregate', name, arg: 'value' }, set), key, rank };
+      }
+      if (named) throw badArgs(call, 'takes one argument', named.span);
+      if (ctx.source === 'timeslices') {
+        const point = ctx.pointExpr(arg);
+        if (point) return { output: lowerTimesliceFunction({ kind: 'aggregate', name, arg: point }, set), key, rank };
+      }
+      if (name === 'count') {
+        if (arg.kind === 'star') return { output: out.zeroIfNull(out.aggregate(set.add({ fn: 'countRows' }))), key: 'count', rank };
+        return { output: out.zeroIfNull(out.aggregate(set.add({ fn: 'count', arg: ctx.row(arg, 'any').expr }))), key, rank };
+      }
+      if (arg.kind === 'star') throw badArgs(call, '* is only an argument of count()', arg.span);
+      const x = ctx.row(arg, 'number').expr;
+      const sum = () => out.aggregate(set.add({ fn: 'sum', arg: x }));
+      const n = () => out.aggregate(set.add({ fn: 'count', arg: x }));
+      switch (name) {
+        case 'sum':
+          return { output: out.zeroIfNull(sum()), key, rank };
+        case 'average':
+          return { output: out.arith('/', sum(), n()), key, rank };
+        case 'min':
+        case 'max':
+          return { output: out.aggregate(set.add({ fn: name, arg: x })), key, rank };
+        case 'stddev': {
+          const mean = out.arith('/', sum(), n());
+          const squares = out.aggregate(set.add({ fn: 'sum', arg: rowArith('*', x, x) }));
+          return { output: out.sqrt(out.clampMin0(out.arith('-', out.arith('/', squares, n()), out.arith('*', mean, mean)))), key, rank };
+        }
+        default:
+          throw badArgs(call, 'is not a summary function');
+      }
+    },
+  };
+}
+
+function listOrLatest(fn: 'distinct' | 'latest' | 'earliest', canonical: string): FunctionEntry {
+  return {
+    name: canonical,
+    minArgs: 1,
+    maxArgs: fn === 'distinct' ? 2 : 1,
+    lower(args, call, ctx, set) {
+      const arg = exprArg(args, 0, call);
+      if (arg.kind === 'star' || ctx.isTimesliceValue(arg)) throw badArgs(call, 'takes an attribute', arg.span);
+      const row = ctx.row(arg, 'any');
+      let listLimit: number | undefined;
+      if (fn === 'distinct') {
+        listLimit = UNIQUES_DEFAULT_LIMIT;
+        if (args[1]) {
+          const limit = exprArg(args, 1, call);
+          if (limit.kind !== 'number' || !Number.isInteger(limit.value) || limit.value < 1) throw badArgs(call, 'the limit must be a positive whole number', limit.span);
+          if (limit.value > UNIQUES_MAX_LIMIT) {
+            throw new NrqlError('NRQL_LIMIT_EXCEEDED', `uniques() lists at most ${UNIQUES_MAX_LIMIT} values; ${limit.value} was asked`, limit.span);
+          }
+          listLimit = limit.value;
+        }
+      }
+      const index = set.add({ fn, arg: row.expr });
+      return {
+        output: out.value(index),
+        key: attributeKey(canonical, arg, ctx),
+        ...(row.decode ? { decode: row.decode } : {}),
+        ...(listLimit !== undefined ? { listLimit } : {}),
+        rank: 'frequency',
+      };
+    },
+  };
+}
+
+function percentiles(canonical: 'percentile' | 'median'): FunctionEntry {
+  return {
+    name: canonical,
+    minArgs: 1,
+    maxArgs: canonical === 'median' ? 1 : 11,
+    lower(args, call, ctx, set) {
+      const arg = exprArg(args, 0, call);
+      if (arg.kind === 'star' || ctx.isTimesliceValue(arg)) throw badArgs(call, 'takes a numeric attribute of events', arg.span);
+      let levels: number[] = canonical === 'median' ? [50] : [];
+      for (let i = 1; i < args.length; i++) {
+        const level = exprArg(args, i, call);
+        if (level.kind !== 'number' || level.value < 0 || level.value > 100) throw badArgs(call, 'percentiles are numbers from 0 to 100', level.span);
+        levels.push(level.value);
+      }
+      if (levels.length === 0) levels = [95];
+      const index = set.add({ fn: 'quantiles', arg: ctx.row(arg, 'number').expr, fractions: levels.map((p) => p / 100) });
+      return {
+        output: out.object(levels.map((p, i) => [String(p), out.item(index, i)] as const)),
+        key: attributeKey(canonical, arg, ctx),
+        rank: 'value',
+      };
+    },
+  };
+}
+
+const uniqueCount: FunctionEntry = {
+  name: 'uniqueCount',
+  minArgs: 1,
+  maxArgs: 1,
+  lower(args, call, ctx, set) {
+    const arg = exprArg(args, 0, call);
+    if (arg.kind === 'star' || ctx.isTimesliceValue(arg)) throw badArgs(call, 'takes an attribute', arg.span);
+    return { output: out.zeroIfNull(out.aggregate(set.add({ fn: 'countDistinct', arg: ctx.row(arg, 'any').expr }))), key: attributeKey('uniqueCount', arg, ctx), rank: 'frequency' };
+  },
+};
+
+const rate: FunctionEntry = {
+  name: 'rate',
+  minArgs: 2,
+  maxArgs: 2,
+  lower(args, call, ctx, set) {
+    const inner = ctx.aggregate(exprArg(args, 0, call), set);
+    const interval = exprArg(args, 1, call);
+    if (interval.kind !== 'interval') throw badArgs(call, 'the second argument is a time interval such as 1 minute', interval.span);
+    const seconds = intervalMs(interval.interval) / 1000;
+    if (seconds <= 0) throw badArgs(call, 'the interval must be longer than zero', interval.span);
+    // Per interval over the result group's own length: a bucket, or the whole window.
+    return { output: out.arith('/', out.arith('*', inner.output, out.number(seconds)), out.groupSeconds), key: 'rate', rank: 'frequency' };
+  },
+};
+
+const filter: FunctionEntry = {
+  name: 'filter',
+  minArgs: 2,
+  maxArgs: 2,
+  lower(args, call, ctx, set) {
+    const inner = ctx.aggregate(exprArg(args, 0, call), set.filtered(ctx.condition(whereArg(args, call))));
+    return { ...inner, key: `filter.${inner.key}`, rank: 'frequency' };
+  },
+};
+
+const percentage: FunctionEntry = {
+  name: 'percentage',
+  minArgs: 2,
+  maxArgs: 2,
+  lower(args, call, ctx, set) {
+    const expr = exprArg(args, 0, call);
+    const part = ctx.aggregate(expr, set.filtered(ctx.condition(whereArg(args, call))));
+    const whole = ctx.aggregate(expr, set);
+    return { output: out.arith('*', out.number(100), out.arith('/', part.output, whole.output)), key: 'percentage', rank: 'frequency' };
+  },
+};
+
+const apdex: FunctionEntry = {
+  name: 'apdex',
+  minArgs: 1,
+  maxArgs: 2,
+  lower(args, call, ctx, set) {
+    const arg = exprArg(args, 0, call);
+    const key = attributeKey('apdex', arg, ctx);
+    if (ctx.isTimesliceValue(arg)) {
+      if (args[1]) throw badArgs(call, 'an Apdex metric carries its own T; apdex(value) takes no t:', args[1].span);
+      // Apdex timeslices reuse the slots: count = satisfied, total = tolerating, totalExclusive = frustrated.
+      const s = out.zeroIfNull(out.aggregate(set.add({ fn: 'sum', arg: field('count') })));
+      const t = out.zeroIfNull(out.aggregate(set.add({ fn: 'sum', arg: field('total') })));
+      const f = out.zeroIfNull(out.aggregate(set.add({ fn: 'sum', arg: field('totalExclusive') })));
+      return { output: apdexObject(lowerTimesliceFunction(ts.apdex(), set), s, t, f), key, rank: 'frequency' };
+    }
+    if (arg.kind === 'star') throw badArgs(call, 'takes a duration attribute', arg.span);
+    let threshold = DEFAULT_APDEX_T;
+    const named = args[1];
+    if (named) {
+      if (named.kind !== 'namedArg' || named.name !== 't' || named.value.kind !== 'number' || !(named.value.value > 0)) {
+        throw badArgs(call, 'the second argument is t: <seconds>, a number above zero', named.span);
+      }
+      threshold = named.value.value;
+    }
+    const x = ctx.row(arg, 'number').expr;
+    const lit = (v: number): RowExpr => ({ kind: 'literal', value: v });
+    const countWhere = (where: Predicate) => out.zeroIfNull(out.aggregate(set.add({ fn: 'count', arg: x, where })));
+    const s = countWhere({ kind: 'compare', op: '<=', left: x, right: lit(threshold) });
+    const t = countWhere({ kind: 'and', items: [{ kind: 'compare', op: '>', left: x, right: lit(threshold) }, { kind: 'compare', op: '<=', left: x, right: lit(4 * threshold) }] });
+    const f = countWhere({ kind: 'compare', op: '>', left: x, right: lit(4 * threshold) });
+    const score = out.arith('/', out.arith('+', s, out.arith('/', t, out.number(2))), out.arith('+', out.arith('+', s, t), f));
+    return { output: apdexObject(score, s, t, f), key, rank: 'frequency' };
+  },
+};
+
+function apdexObject(score: OutputExpr, s: OutputExpr, t: OutputExpr, f: OutputExpr): OutputExpr {
+  return out.object([['score', score], ['s', s], ['t', t], ['f', f], ['count', out.arith('+', out.arith('+', s, t), f)]]);
+}
+
+/**
+ * The aggregate functions, by lower-cased name. Adding a function is one entry here plus a
+ * golden case in `test/golden/nrql/`.
+ */
+export const AGGREGATE_FUNCTIONS: ReadonlyMap<string, FunctionEntry> = new Map(
+  [
+    summary('count', 'count'),
+    summary('sum', 'sum'),
+    summary('average', 'average'),
+    summary('min', 'min'),
+    summary('max', 'max'),
+    summary('stddev', 'stddev'),
+    uniqueCount,
+    listOrLatest('distinct', 'uniques'),
+    listOrLatest('latest', 'latest'),
+    listOrLatest('earliest', 'earliest'),
+    percentiles('percentile'),
+    percentiles('median'),
+    rate,
+    filter,
+    percentage,
+    apdex,
+  ].map((entry) => [entry.name.toLowerCase(), entry]),
+);
+
+/** Row-level functions (usable in WHERE, FACET and inside aggregates). */
+export const ROW_FUNCTIONS = ['eventType', 'getField'] as const;
+
+/** Functions New Relic has that this subset refuses by name rather than calling them unknown. */
+export const UNSUPPORTED_FUNCTIONS = [
+  'funnel', 'histogram', 'lookup', 'keyset', 'bucketPercentile', 'cdfPercentage', 'derivative', 'predictLinear',
+  'latestrate', 'cardinality', 'dimensions', 'aparse', 'capture', 'jparse', 'stdvar', 'buckets', 'accountId',
+  'abs', 'ceil', 'floor', 'round', 'sqrt', 'pow', 'exp', 'ln', 'log', 'log2', 'log10', 'clamp_min', 'clamp_max',
+  'hourOf', 'dateOf', 'weekdayOf', 'minuteOf', 'monthOf', 'yearOf', 'if', 'concat', 'substring', 'lower', 'upper',
+] as const;
+
+/** Every function name the analyzer knows, for "did you mean". */
+export const KNOWN_FUNCTION_NAMES: readonly string[] = [...[...AGGREGATE_FUNCTIONS.values()].map((f) => f.name), ...ROW_FUNCTIONS];
+
+export function aggregateFunction(name: string): FunctionEntry | undefined {
+  return AGGREGATE_FUNCTIONS.get(name.toLowerCase());
+}

@@ -1,0 +1,66 @@
+import type { Clock } from '../clock.js';
+import { QueryTimeoutError, type PlanExecutor } from '../store/plan-executor.js';
+import { analyze, type AnalyzedQuery } from './analyze.js';
+import type { Query } from './ast.js';
+import type { NrqlDictionaries } from './dictionaries.js';
+import { execute, type NrqlResult } from './execute.js';
+import { format } from './format.js';
+import { NrqlError } from './nrql-error.js';
+import { parse } from './parser.js';
+
+export interface NrqlEngineDeps {
+  readonly executor: PlanExecutor;
+  readonly dictionaries: NrqlDictionaries;
+  readonly clock: Clock;
+  /** Statement timeout when a query names none, in milliseconds. */
+  readonly defaultTimeoutMs?: number;
+}
+
+export interface NrqlRunOptions {
+  /** The accounts the query reads (NerdGraph's `account(id)` or `nrql(accounts: [...])`). */
+  readonly accountIds: readonly number[];
+  readonly timeoutMs?: number;
+}
+
+/** A query's answer: NerdGraph's result container plus the canonical text of the query. */
+export interface NrqlAnswer extends NrqlResult {
+  readonly nrql: string;
+}
+
+/** Each stage's output for one query, for `EXPLAIN`-style inspection and tests. */
+export interface NrqlExplanation {
+  readonly query: Query;
+  readonly canonical: string;
+  readonly analyzed: AnalyzedQuery;
+}
+
+export const DEFAULT_NRQL_TIMEOUT_MS = 30_000;
+
+/**
+ * NRQL over the store: lex → parse → analyze → plan → SQL → execute → shape. Every failure a
+ * caller can cause is an `NrqlError` with a stable code; a query that runs past its timeout is
+ * cancelled in the engine and reported as `NRQL_TIMEOUT`.
+ */
+export class NrqlEngine {
+  constructor(private readonly deps: NrqlEngineDeps) {}
+
+  explain(text: string, options: NrqlRunOptions): NrqlExplanation {
+    const query = parse(text);
+    const analyzed = analyze(query, { accountIds: options.accountIds, nowMs: this.deps.clock.now(), dictionaries: this.deps.dictionaries });
+    return { query, canonical: format(query), analyzed };
+  }
+
+  async run(text: string, options: NrqlRunOptions): Promise<NrqlAnswer> {
+    const { analyzed, canonical } = this.explain(text, options);
+    const timeoutMs = options.timeoutMs ?? this.deps.defaultTimeoutMs ?? DEFAULT_NRQL_TIMEOUT_MS;
+    try {
+      const result = await execute(analyzed, { executor: this.deps.executor, dictionaries: this.deps.dictionaries, options: { timeoutMs } });
+      return { ...result, nrql: canonical };
+    } catch (error) {
+      if (error instanceof QueryTimeoutError) {
+        throw new NrqlError('NRQL_TIMEOUT', `The query ran longer than its ${timeoutMs / 1000} s timeout and was cancelled; narrow its time window or its facets`);
+      }
+      throw error;
+    }
+  }
+}
