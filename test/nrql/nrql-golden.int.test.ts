@@ -96,7 +96,9 @@ async function outcome(engine: NrqlEngine, query: string, wanted: Expectation): 
   }
 }
 
-for (const file of readdirSync(DIR).filter((f) => f.endsWith('.nrql')).sort()) {
+// `pending-*.nrql`: cases written ahead of an engine fix, run by name only (node scripts/run-tests.js with NRQL_PENDING=1).
+const files = readdirSync(DIR).filter((f) => f.endsWith('.nrql') && (process.env.NRQL_PENDING === '1' || !f.startsWith('pending-'))).sort();
+for (const file of files) {
   describe(`NRQL golden ${file}`, () => {
     const path = join(DIR, file);
     const script = parseScript(readFileSync(path, 'utf8'));
