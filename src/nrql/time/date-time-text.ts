@@ -59,6 +59,8 @@ export function readDateTimeText(text: string, span?: Span): DateTimeText {
       timeMatch = TIME.exec(after) ?? (separator[1] ? COMPACT_TIME.exec(after) : null);
       if (!timeMatch) throw shapeError();
       rest = after.slice(timeMatch[0].length);
+    } else if (/^[Tt]/.test(rest)) {
+      throw shapeError();
     }
   } else {
     timeMatch = TIME.exec(rest);
