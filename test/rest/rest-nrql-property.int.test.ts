@@ -19,7 +19,7 @@ import { after, before, describe, it } from 'node:test';
 import { connectAgent } from '../helpers/collector-client.js';
 import { ManualClock, rest, sendMetrics, startTestServer, type MetricRow } from '../helpers/rest-fixture.js';
 import { sample } from '../helpers/samples.js';
-import { TEST_LICENSE_KEY, type TestServer } from '../helpers/test-server.js';
+import { TEST_API_KEY, TEST_LICENSE_KEY, type TestServer } from '../helpers/test-server.js';
 import { evaluateFunction, type Point } from './timeslice-oracle.js';
 
 const SEED = Number(process.env.TIMESLICE_PROPERTY_SEED ?? 20_240_305);
@@ -385,7 +385,7 @@ describe(`REST metric data = spec §4.5 NRQL functions over random timeslices (s
     const started = Date.now();
     const r = new Rand(SEED ^ 0x5eed);
     const problems: Problem[] = [];
-    const counters = { long: 0, requests: 0, values: 0, nullAsZero: 0, headerLines: 0, notFound: 0, summarize: 0, coarse: 0 };
+    const counters = { long: 0, requests: 0, values: 0, nullAsZero: 0, headerLines: 0, notFound: 0, summarize: 0, coarse: 0, nrqlQueries: 0, nrqlValues: 0 };
     const appNamePool = [...METRICS, SCOPED_ONLY, NEVER];
 
     for (let caseNo = 0; caseNo < CASES; caseNo++) {
@@ -553,9 +553,25 @@ describe(`REST metric data = spec §4.5 NRQL functions over random timeslices (s
           report('header for a metric without values', { metric: name, line });
         }
 
+        // The header's query, run by the NRQL engine over the same store, gives the same numbers.
+        let nrqlRows: Record<string, unknown>[] | undefined;
+        if (line !== undefined && parsed && selectItems.size > 0) {
+          const res = await ts.server.api.inject({ method: 'POST', url: '/timeslice/v1/nrql', headers: { 'api-key': TEST_API_KEY }, payload: { query: line } });
+          if (res.statusCode !== 200) report('header query refused', { metric: name, line, status: res.statusCode, body: res.body });
+          else {
+            nrqlRows = (JSON.parse(res.body) as { results: Record<string, unknown>[] }).results;
+            counters.nrqlQueries++;
+            if (nrqlRows.length !== slices.length) report('header query rows', { metric: name, line, expected: slices.length, actual: nrqlRows.length });
+          }
+        }
+
         const metricRows = rows.filter((row) => !row.scoped && row.name === name && inScope(row));
         for (const [k, slice] of slices.entries()) {
           const values = metric.timeslices[k]!.values;
+          const nrqlRow = nrqlRows?.[k];
+          if (nrqlRow && !summarize && nrqlRow.beginTimeSeconds !== slice.begin / 1000) {
+            report('header query bucket', { metric: name, line, expected: slice.begin / 1000, actual: nrqlRow.beginTimeSeconds });
+          }
           const keys = Object.keys(values);
           const missing = mustHave.filter((v) => !(v in values));
           const extra = keys.filter((v) => !mayHave.has(v));
@@ -573,6 +589,15 @@ describe(`REST metric data = spec §4.5 NRQL functions over random timeslices (s
             const actual = values[value];
             if (!agrees(actual, expected, points, value)) {
               report('value', { metric: name, value, function: fn.text, slice: [restTime(slice.begin), restTime(slice.end)], seconds, expected, actual, points });
+            }
+            if (nrqlRow && value in nrqlRow) {
+              const raw = nrqlRow[value];
+              // apdex() answers {score, s, t, f, count}; REST prints 0 where NRQL has null.
+              const viaEngine = raw !== null && typeof raw === 'object' ? (raw as { score: number | null }).score : (raw as number | null);
+              counters.nrqlValues++;
+              if (!agrees(actual, viaEngine ?? 0, points, value)) {
+                report('header query value', { metric: name, value, line, slice: [restTime(slice.begin), restTime(slice.end)], viaEngine, actual });
+              }
             }
             // The header's own function, evaluated independently, gives the same number.
             const headerFn = selectItems.get(value);
@@ -596,7 +621,8 @@ describe(`REST metric data = spec §4.5 NRQL functions over random timeslices (s
     const elapsed = Date.now() - started;
     const summary = `seed ${SEED}: ${harvests} harvests, ${rows.length} stored rows; ${counters.requests} requests `
       + `(${counters.summarize} summarized, ${counters.coarse} coarse series, ${counters.long} over 3 h), ${counters.values} values checked `
-      + `(${counters.nullAsZero} null→0), ${counters.headerLines} NRQL header lines, ${counters.notFound} names not found; ${elapsed} ms`;
+      + `(${counters.nullAsZero} null→0), ${counters.headerLines} NRQL header lines (${counters.nrqlQueries} run by the NRQL engine, `
+      + `${counters.nrqlValues} values equal to REST's), ${counters.notFound} names not found; ${elapsed} ms`;
     console.log(summary);
     if (problems.length > 0) {
       const byKind = new Map<string, number>();
@@ -609,5 +635,6 @@ describe(`REST metric data = spec §4.5 NRQL functions over random timeslices (s
         + `by kind: ${JSON.stringify(Object.fromEntries(byKind))}\nfirst:\n${shown}`);
     }
     assert.ok(counters.values > CASES, `${summary}: too few values were checked`);
+    assert.ok(counters.nrqlValues > CASES, `${summary}: too few values were checked through the NRQL engine`);
   });
 });
