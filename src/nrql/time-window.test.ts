@@ -411,6 +411,10 @@ test('explicit sizes: 366 buckets are allowed, 367 are not; a zero size is refus
     nrqlError('NRQL_BAD_TIME', 'TIMESERIES 0 minutes: a bucket must be longer than zero', clause),
   );
   assert.deepEqual(buckets(30 * DAY, interval(1, 'month')), { beginMs: NOW - 30 * DAY, widthMs: 30 * DAY, count: 1 });
+  assert.throws(
+    () => resolveBuckets({ beginMs: NOW - HOUR, endMs: NOW }, interval(300_000, 'year'), clause),
+    nrqlError('NRQL_BAD_TIME', 'TIMESERIES buckets this wide reach before the earliest supported time', clause),
+  );
 });
 
 test('COMPARE WITH: the same length, shifted back; its metadata text', () => {

@@ -119,7 +119,9 @@ export function resolveBuckets(window: { readonly beginMs: number; readonly endM
   const lengthMs = window.endMs - window.beginMs;
   const widthMs = size === 'auto' ? autoWidthMs(lengthMs) : size === 'max' ? maxWidthMs(lengthMs) : explicitWidthMs(size, lengthMs, span);
   const count = Math.max(1, Math.floor(lengthMs / widthMs));
-  return { beginMs: window.endMs - count * widthMs, widthMs, count };
+  const beginMs = window.endMs - count * widthMs;
+  if (beginMs < -MAX_INSTANT_MS) throw new NrqlError(NRQL_ERROR_CODES.BAD_TIME, 'TIMESERIES buckets this wide reach before the earliest supported time', span);
+  return { beginMs, widthMs, count };
 }
 
 /** The COMPARE WITH window: as long as `window`, `interval` earlier. `span` is attached to errors. */
@@ -195,8 +197,7 @@ function resolveDateTimeText(text: string, span: Span, role: Role, queryZone: Zo
 function resolveDay(day: DayRef, at: string | undefined, span: Span, role: Role, zone: Zone, nowMs: number): number {
   const time = at === undefined ? MIDNIGHT : readTimeOfDay(at, span);
   const today = dateAt(nowMs, zone);
-  const date =
-    day === 'today' ? today : day === 'yesterday' ? addDays(today, -1) : addDays(today, -((weekdayOf(today) - (WEEKDAYS.indexOf(day) + 1) + 7) % 7));
+  const date = day === 'today' ? today : day === 'yesterday' ? addDays(today, -1) : addDays(today, -daysSince(today, day));
   const ms = atLocal(date, time, zone);
   if (role === 'UNTIL' || ms <= nowMs) return ms;
   // SINCE never starts in the future: `today AT` a later time means yesterday's, and a weekday
@@ -250,6 +251,11 @@ function addDays(date: CalendarDate, days: number): CalendarDate {
 function addMonths(date: CalendarDate, months: number): CalendarDate {
   const moved = DateTime.utc(date.year, date.month, date.day).plus({ months });
   return { year: moved.year, month: moved.month, day: moved.day };
+}
+
+/** How many days ago `weekday` last began: 0 when `today` is one. */
+function daysSince(today: CalendarDate, weekday: (typeof WEEKDAYS)[number]): number {
+  return (weekdayOf(today) - (WEEKDAYS.indexOf(weekday) + 1) + 7) % 7;
 }
 
 /** 1 = Monday … 7 = Sunday. */
