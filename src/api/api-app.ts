@@ -10,6 +10,7 @@ import { registerBrowserApplicationRoutes } from './rest/browser-application-rou
 import { registerHostRoutes } from './rest/host-routes.js';
 import { registerKeyTransactionRoutes } from './rest/key-transaction-routes.js';
 import { registerMetricRoutes } from './rest/metric-routes.js';
+import { registerMobileApplicationRoutes } from './rest/mobile-application-routes.js';
 import { registerFormBodyParser } from './rest/rest-params.js';
 import { restV2Plugin } from './rest/rest-plugin.js';
 
@@ -55,6 +56,7 @@ export async function buildApiApp(deps: ApiDeps): Promise<FastifyInstance> {
   registerHostRoutes(app, deps);
   registerKeyTransactionRoutes(app, { ...deps, keyTransactions: deps.entities.keyTransactions });
   registerBrowserApplicationRoutes(app, deps.entities);
+  registerMobileApplicationRoutes(app, { ...deps, mobileApplications: deps.entities.mobileApplications });
 
   app.setNotFoundHandler((request, reply) => {
     reply.code(404).send({ error: { title: `Route ${request.method}:${request.url.split('?')[0]} not found` } });

@@ -160,6 +160,9 @@ class SelectAnalyzer {
       buckets = resolveBuckets(window, q.timeseries.size, q.timeseries.span);
       window = { ...window, beginMs: buckets.beginMs, endMs: buckets.beginMs + buckets.count * buckets.widthMs };
     }
+    if (q.compareWith && !q.since && !q.until) {
+      throw new NrqlError('NRQL_INVALID_EXPRESSION', 'COMPARE WITH needs a SINCE or UNTIL clause to compare with', q.span);
+    }
     const compare = q.compareWith
       ? (() => {
         const resolved = resolveCompareWindow(window, q.compareWith!, q.span);
@@ -322,9 +325,12 @@ class SelectAnalyzer {
 
   private binding(name: string): Binding {
     if (this.timeslices) return METRIC_ATTRIBUTES[name] ?? { kind: 'missing' };
-    if (this.catalogAttributes) return AGENT_EVENT_ATTRIBUTES[name] ?? { kind: 'field', name };
+    if (this.catalogAttributes || this.viaCatalog) return AGENT_EVENT_ATTRIBUTES[name] ?? { kind: 'field', name };
     return { kind: 'field', name };
   }
+
+  /** Set while a condition on a custom event is resolved through the catalog (see `condition`). */
+  private viaCatalog = false;
 
   /** `V['count']`, `getField(V, 'count')`, and arithmetic over such parts and numbers. */
   private pointExpr(expr: Expr): PointExpr | undefined {
@@ -424,6 +430,24 @@ class SelectAnalyzer {
   // ── conditions ────────────────────────────────────────────────────────────────────────────
 
   private condition(c: Condition): Predicate {
+    const subject = c.kind === 'compare' ? c.left : c.kind === 'in' || c.kind === 'like' || c.kind === 'rlike' || c.kind === 'is' ? c.expr : undefined;
+    if (!this.timeslices && !this.catalogAttributes && subject?.kind === 'attribute' && AGENT_EVENT_ATTRIBUTES[subject.name] && !(c.kind === 'is' && c.test !== 'null')) {
+      // Custom events: the Event API's carry `appName`… in their attributes; an agent's custom
+      // events have them from the catalog, like its other events. The attribute wins when present.
+      const fromAttributes = this.leafCondition(c);
+      this.viaCatalog = true;
+      try {
+        const fromCatalog = this.leafCondition(c);
+        const absent: Predicate = { kind: 'isNull', expr: { kind: 'field', name: subject.name, type: 'any' }, negated: false };
+        return { kind: 'or', items: [fromAttributes, and(absent, fromCatalog)] };
+      } finally {
+        this.viaCatalog = false;
+      }
+    }
+    return this.leafCondition(c);
+  }
+
+  private leafCondition(c: Condition): Predicate {
     switch (c.kind) {
       case 'and': return and(this.condition(c.left), this.condition(c.right));
       case 'or': return { kind: 'or', items: [this.condition(c.left), this.condition(c.right)] };

@@ -1,11 +1,10 @@
-import type { AggregatePlan, Buckets, RowsPlan, TimeWindow } from '../plan/aggregate-plan.js';
+import type { AggregatePlan, Buckets, PlanSource, RowsPlan, TimeWindow } from '../plan/aggregate-plan.js';
 import { and, evaluateValue, mergeAggregates, MERGEABLE_AGGREGATES, type Predicate, type RowExpr } from '../plan/expressions.js';
 import { TIMESLICE_VALUE } from '../domain/aggregate/timeslice-function.js';
-import { EVENT_ID_FIELDS } from '../sql/sources.js';
+import { AGENT_EVENT_TYPES, EVENT_ID_FIELDS } from '../sql/sources.js';
 import type { PlainValue, PlanExecutor, QueryOptions } from '../store/plan-executor.js';
-import type { AnalyzedAggregate, AnalyzedQuery, AnalyzedRows, ResultColumn } from './analyze.js';
+import type { AnalyzedAggregate, AnalyzedQuery, AnalyzedRows, AnalyzedShowEventTypes, ResultColumn } from './analyze.js';
 import type { DictionaryName, NrqlDictionaries } from './dictionaries.js';
-import { NrqlError } from './nrql-error.js';
 
 export type ResultRow = Record<string, unknown>;
 
@@ -38,8 +37,32 @@ export async function execute(query: AnalyzedQuery, deps: ExecuteDeps): Promise<
     case 'rows':
       return executeRows(query, deps);
     case 'showEventTypes':
-      throw new NrqlError('NRQL_UNSUPPORTED', 'SHOW EVENT TYPES is not supported yet; the stored types are Metric, Transaction, TransactionError, Span, Log and the custom types sent to the Event API');
+      return showEventTypes(query, deps);
   }
+}
+
+/**
+ * `SHOW EVENT TYPES`: the types with at least one row in the window — Metric and the agent
+ * event tables by a count each, custom types grouped by their type — as `{eventType}` rows.
+ */
+async function showEventTypes(query: AnalyzedShowEventTypes, deps: ExecuteDeps): Promise<NrqlResult> {
+  const base = { kind: 'aggregate', accountId: query.accountIds, window: query.window, where: { kind: 'true' }, outputs: [] } as const;
+  const found: string[] = [];
+  for (const eventType of ['Metric', ...AGENT_EVENT_TYPES]) {
+    const source: PlanSource = eventType === 'Metric' ? { kind: 'timeslices' } : { kind: 'events', eventTypes: [eventType] };
+    const cols = await deps.executor.aggregate({ ...base, source, groupBy: [], aggregates: [{ fn: 'countRows' }] }, deps.options);
+    if ((cols.aggregates[0]?.[0] ?? 0) > 0) found.push(eventType);
+  }
+  const custom = await deps.executor.aggregate({
+    ...base, source: { kind: 'allCustomEvents' }, groupBy: [{ kind: 'field', name: 'eventType', type: 'any' }], aggregates: [{ fn: 'countRows' }],
+  }, deps.options);
+  for (const type of custom.groups[0] ?? []) if (typeof type === 'string' && !found.includes(type)) found.push(type);
+  found.sort();
+  return {
+    results: found.map((eventType) => ({ eventType })),
+    totalResult: null, otherResult: null, currentResults: null, previousResults: null,
+    metadata: { eventTypes: [], facets: null, messages: [], timeWindow: { begin: query.window.beginMs, end: query.window.endMs, since: query.window.since, until: query.window.until, compareWith: null } },
+  };
 }
 
 /**

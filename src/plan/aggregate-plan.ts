@@ -8,7 +8,9 @@ export interface TimesliceSource { readonly kind: 'timeslices' }
  * map holds each is the SQL layer's business (`sql/sources.ts`).
  */
 export interface EventSource { readonly kind: 'events'; readonly eventTypes: readonly string[] }
-export type PlanSource = TimesliceSource | EventSource;
+/** Every custom event, whatever its type; its type is the field `eventType` (for SHOW EVENT TYPES). */
+export interface AllCustomEventsSource { readonly kind: 'allCustomEvents' }
+export type PlanSource = TimesliceSource | EventSource | AllCustomEventsSource;
 
 /**
  * Fields of the timeslice source, by their logical names. The value fields carry NRQL's names

@@ -150,5 +150,13 @@ export function physicalSource(source: PlanSource): PhysicalSource {
       };
     case 'events':
       return { uniform: source.eventTypes.length === 1, branches: source.eventTypes.map(eventBranch) };
+    case 'allCustomEvents':
+      return {
+        uniform: true,
+        branches: [{
+          table: 'custom_events', eventType: '', accountColumn: 'account_id', timeColumn: 'timestamp',
+          typed: { ...AGENT_IDS, eventType: { column: 'event_type', kind: 'string' } }, attributeMaps: ['attributes'],
+        }],
+      };
   }
 }

@@ -8,15 +8,16 @@ import { connectAs, FORM, golden, rest, startScenario, type Scenario } from './r
  * the error shape with its status; golden files in test/golden/rest/errors/entities/. A second
  * account (written into the catalog tables, then a restart, as rest-errors.int.test.ts does)
  * owns an application, a key transaction and a browser application that must not exist for
- * the first account's key.
+ * the first account's key, and so must its mobile application.
  */
 
 const OTHER_USER_KEY = 'NRAK-SECONDACCOUNT0000000000000';
 const OTHER_LICENSE_KEY = 'fedcba9876543210fedcba9876543210fedcba98';
 
 let s: Scenario;
-let foreign: { app: number; host: number; instance: number; keyTransaction: number; browser: number };
+let foreign: { app: number; host: number; instance: number; keyTransaction: number; browser: number; mobile: number };
 let ownKeyTransaction: number;
+let ownMobile: number;
 
 before(async () => {
   s = await startScenario();
@@ -35,9 +36,11 @@ before(async () => {
     instance: catalog.instancesOf(app)[0]!.id,
     keyTransaction: (await entities.keyTransactions.create({ application: catalog.application(app)!, name: 'Theirs', metricName: 'WebTransaction/Custom/x' })).id,
     browser: (await entities.browserApplications.create({ accountId: 2, name: 'their-site' })).id,
+    mobile: (await entities.mobileApplications.create(2, 'Their App')).id,
   };
   ownKeyTransaction = (await entities.keyTransactions.create({ application: catalog.application(s.checkout)!, name: 'Ours', metricName: 'WebTransaction/Custom/y' })).id;
   await entities.browserApplications.create({ accountId: 1, name: 'taken-name' });
+  ownMobile = (await entities.mobileApplications.create(1, 'Taken App')).id;
 });
 after(() => s?.ts.stop());
 
@@ -63,6 +66,40 @@ async function run(cases: readonly Case[]): Promise<void> {
 
 const app = () => `/v2/applications/${s.checkout}`;
 const json = (body: unknown): Parameters<typeof golden>[4] => ({ body: JSON.stringify(body), headers: { 'content-type': 'application/json' }, note: `body (application/json): ${JSON.stringify(body)}` });
+
+describe('mobile applications', () => {
+  const url = '/v2/mobile_applications.json';
+  it('404: unknown, non-numeric, of another account, on every route', async () => {
+    await run([
+      ['404-mobile-unknown', 'GET', '/v2/mobile_applications/999.json', 404],
+      ['404-mobile-non-numeric-xml', 'GET', '/v2/mobile_applications/ios.xml', 404],
+      ['404-mobile-other-account', 'GET', `/v2/mobile_applications/${foreign.mobile}.json`, 404],
+      ['404-mobile-other-account-metrics', 'GET', `/v2/mobile_applications/${foreign.mobile}/metrics.json`, 404],
+      ['404-mobile-other-key-data-xml', 'GET', `/v2/mobile_applications/${ownMobile}/metrics/data.xml?names[]=Session/Start`, 404, { key: OTHER_USER_KEY, note: "X-Api-Key: account 2's user key" }],
+    ]);
+  });
+
+  it('422: bodies, names, parameters', async () => {
+    await run([
+      ['422-mobile-no-body', 'POST', url, 422],
+      ['422-mobile-wrapper-not-object', 'POST', url, 422, json({ mobile_application: ['Shop'] })],
+      ['422-mobile-name-missing-xml', 'POST', '/v2/mobile_applications.xml', 422, json({ application: { label: 'Shop' } })],
+      ['422-mobile-name-taken', 'POST', url, 422, json({ mobile_application: { name: 'Taken App' } })],
+      ['422-mobile-name-too-long', 'POST', url, 422, json({ mobile_application: { name: 'm'.repeat(256) } })],
+      ['422-mobile-filter-ids', 'GET', '/v2/mobile_applications.json?filter[ids]=1,,x', 422],
+      ['422-mobile-data-no-names', 'GET', `/v2/mobile_applications/${ownMobile}/metrics/data.json?values[]=call_count`, 422],
+      ['422-mobile-data-range-xml', 'GET', `/v2/mobile_applications/${ownMobile}/metrics/data.xml?names[]=Session/Start&from=2024-03-05T14:20:00Z&to=2024-03-05T14:20:30Z`, 422],
+      ['422-mobile-names-page', 'GET', `/v2/mobile_applications/${ownMobile}/metrics.json?page=x`, 422],
+    ]);
+  });
+
+  it('405: no update or delete', async () => {
+    await run([
+      ['405-put-mobile', 'PUT', `/v2/mobile_applications/${ownMobile}.json`, 405, json({ application: { name: 'x' } })],
+      ['405-delete-mobile-xml', 'DELETE', `/v2/mobile_applications/${ownMobile}.xml`, 405],
+    ]);
+  });
+});
 
 describe('hosts and instances', () => {
   it('404: unknown, non-numeric, of another application or account', async () => {

@@ -6,7 +6,7 @@ import type { RestParams } from './rest-params.js';
 export const ENTITY_PAGE_SIZE = 200;
 
 /** A numeric id in the path; anything else names nothing, so it is a 404 like an unknown id. */
-export function pathId(request: FastifyRequest, param: string, what: string): number {
+export function pathId(request: Pick<FastifyRequest, 'params'>, param: string, what: string): number {
   const text = (request.params as Record<string, string | undefined>)[param] ?? '';
   const id = /^[0-9]{1,15}$/.test(text) ? Number(text) : NaN;
   if (!Number.isSafeInteger(id)) throw RestError.notFound(`No ${what} with id '${text}'`);

@@ -1,0 +1,257 @@
+import type { Arg, BucketSize, Condition, Expr, FacetItem, Interval, OrderItem, Query, SelectQuery, TimePoint } from './ast.js';
+import { isPlainName } from './lexer.js';
+import { quoteNrqlString } from './literals.js';
+
+/**
+ * The canonical text of a query: keywords upper case, clauses in one fixed order, single
+ * spaces, only the parentheses the tree needs. `parse(format(q))` gives `q` back (spans aside),
+ * so the text serves as a cache key, a saved query or the answer of an EXPLAIN.
+ */
+export function format(query: Query): string {
+  if (query.kind === 'showEventTypes') {
+    return ['SHOW EVENT TYPES', ...timeRange(query.since, query.until)].join(' ');
+  }
+  const parts = [`SELECT ${query.select.map((item) => expr(item.expr, COALESCE) + alias(item.alias)).join(', ')}`];
+  parts.push(`FROM ${query.from.map((t) => formatName(t.name)).join(', ')}`);
+  if (query.where) parts.push(`WHERE ${condition(query.where, OR)}`);
+  const orderBy = query.orderBy && `ORDER BY ${query.orderBy.map(orderItem).join(', ')}`;
+  const orderByFirst = orderBy !== undefined && orderByWouldJoinFacet(query);
+  if (orderByFirst) parts.push(orderBy);
+  if (query.facet) {
+    const items = query.facet.items.map(facetItem).join(', ');
+    parts.push(`FACET ${items}${query.facet.orderBy ? ` ORDER BY ${expr(query.facet.orderBy, COALESCE)}` : ''}`);
+  }
+  if (query.timeseries) {
+    const { size, slideBy, bare } = query.timeseries;
+    parts.push(`TIMESERIES${bare ? '' : ` ${bucketSize(size)}`}${slideBy ? ` SLIDE BY ${bucketSize(slideBy)}` : ''}`);
+  }
+  parts.push(...timeRange(query.since, query.until));
+  if (query.compareWith) parts.push(`COMPARE WITH ${interval(query.compareWith)} AGO`);
+  if (query.limit !== undefined) parts.push(`LIMIT ${query.limit === 'max' ? 'MAX' : String(query.limit)}`);
+  if (query.offset !== undefined) parts.push(`OFFSET ${query.offset}`);
+  if (orderBy !== undefined && !orderByFirst) parts.push(orderBy);
+  if (query.timezone !== undefined) parts.push(`WITH TIMEZONE ${quoteNrqlString(query.timezone)}`);
+  if (query.metricFormat !== undefined) parts.push(`WITH METRIC_FORMAT ${quoteNrqlString(query.metricFormat)}`);
+  if (query.extrapolate) parts.push('EXTRAPOLATE');
+  return parts.join(' ');
+}
+
+/**
+ * A single ORDER BY item without a direction written straight after a FACET that has no
+ * ORDER BY of its own would read back as `FACET … ORDER BY`, so it goes before the FACET.
+ */
+function orderByWouldJoinFacet(query: SelectQuery): boolean {
+  const orderBy = query.orderBy!;
+  const between = query.timeseries ?? query.since ?? query.until ?? query.compareWith ?? query.limit ?? query.offset;
+  return query.facet !== undefined && query.facet.orderBy === undefined && between === undefined && orderBy.length === 1 && !orderBy[0]!.explicit;
+}
+
+/** An expression as it would be written on its own (a SELECT item, a facet label). */
+export function formatExpr(e: Expr): string {
+  return expr(e, COALESCE);
+}
+
+export function formatCondition(c: Condition): string {
+  return condition(c, OR);
+}
+
+/** A name in backticks unless it lexes as a plain, unreserved word. */
+export function formatName(name: string): string {
+  return isPlainName(name) ? name : `\`${name.replaceAll('`', '``')}\``;
+}
+
+// Binding strength, loosest first: an operand weaker than its context gets parentheses.
+const COALESCE = 1;
+const ADDITIVE = 2;
+const MULTIPLICATIVE = 3;
+const UNARY = 4;
+const POSTFIX = 5;
+
+const OR = 1;
+const AND = 2;
+const NOT = 3;
+const PREDICATE = 4;
+
+function expr(e: Expr, context: number): string {
+  const text = exprText(e);
+  return exprStrength(e) < context ? `(${text})` : text;
+}
+
+function exprStrength(e: Expr): number {
+  switch (e.kind) {
+    case 'coalesce':
+      return COALESCE;
+    case 'arithmetic':
+      return e.op === '+' || e.op === '-' ? ADDITIVE : MULTIPLICATIVE;
+    case 'negate':
+      return UNARY;
+    case 'number':
+      return isNegative(e.value) ? UNARY : POSTFIX;
+    default:
+      return POSTFIX;
+  }
+}
+
+function exprText(e: Expr): string {
+  switch (e.kind) {
+    case 'number':
+      return formatNumber(e.value);
+    case 'string':
+      return quoteNrqlString(e.value);
+    case 'boolean':
+      return e.value ? 'TRUE' : 'FALSE';
+    case 'null':
+      return 'NULL';
+    case 'attribute':
+      return formatName(e.name);
+    case 'star':
+      return '*';
+    case 'call':
+      return `${e.name}(${e.args.map(arg).join(', ')})`;
+    case 'fieldAccess':
+      return `${expr(e.target, POSTFIX)}[${quoteNrqlString(e.field)}]`;
+    case 'negate':
+      // `-1` reads back as the number -1, so minus over a non-negative number keeps its parentheses.
+      return `-${e.operand.kind === 'number' && !isNegative(e.operand.value) ? `(${exprText(e.operand)})` : expr(e.operand, UNARY)}`;
+    case 'arithmetic': {
+      const strength = exprStrength(e);
+      return `${expr(e.left, strength)} ${e.op} ${expr(e.right, strength + 1)}`;
+    }
+    case 'coalesce':
+      return `${expr(e.left, COALESCE)} OR ${expr(e.right, ADDITIVE)}`;
+    case 'interval':
+      return interval(e.interval);
+    default:
+      return unreachable(e);
+  }
+}
+
+function arg(a: Arg): string {
+  switch (a.kind) {
+    case 'whereArg':
+      return `WHERE ${condition(a.condition, OR)}`;
+    case 'namedArg':
+      return `${a.name}: ${expr(a.value, COALESCE)}`;
+    default:
+      return expr(a, COALESCE);
+  }
+}
+
+function isNegative(n: number): boolean {
+  return n < 0 || Object.is(n, -0);
+}
+
+/** Shortest text that reads back as the same double (`1e+21` and `5e-324` lex as numbers). */
+function formatNumber(n: number): string {
+  if (!Number.isFinite(n)) throw new RangeError(`NRQL has no literal for ${n}`);
+  return Object.is(n, -0) ? '-0' : String(n);
+}
+
+function condition(c: Condition, context: number): string {
+  const text = conditionText(c);
+  return conditionStrength(c) < context ? `(${text})` : text;
+}
+
+function conditionStrength(c: Condition): number {
+  switch (c.kind) {
+    case 'or':
+      return OR;
+    case 'and':
+      return AND;
+    case 'not':
+      return NOT;
+    default:
+      return PREDICATE;
+  }
+}
+
+function conditionText(c: Condition): string {
+  // Operands of a predicate are read without coalescing `OR`, which is the boolean OR there.
+  const operand = (e: Expr): string => expr(e, ADDITIVE);
+  const not = (negated: boolean): string => (negated ? ' NOT' : '');
+  switch (c.kind) {
+    case 'or':
+      return `${condition(c.left, OR)} OR ${condition(c.right, AND)}`;
+    case 'and':
+      return `${condition(c.left, AND)} AND ${condition(c.right, NOT)}`;
+    case 'not':
+      return `NOT ${condition(c.operand, NOT)}`;
+    case 'compare':
+      return `${operand(c.left)} ${c.op} ${operand(c.right)}`;
+    case 'in':
+      return `${operand(c.expr)}${not(c.negated)} IN (${c.values.map((v) => expr(v, COALESCE)).join(', ')})`;
+    case 'like':
+      return `${operand(c.expr)}${not(c.negated)} LIKE ${quoteNrqlString(c.pattern)}`;
+    case 'rlike':
+      return `${operand(c.expr)}${not(c.negated)} RLIKE ${regex(c.pattern)}`;
+    case 'is':
+      return `${operand(c.expr)} IS${not(c.negated)} ${c.test.toUpperCase()}`;
+    default:
+      return unreachable(c);
+  }
+}
+
+/**
+ * `r'…'` when the raw form reads back as the same text (no quote inside, no lone backslash at
+ * the end), otherwise an ordinary string, whose escapes can say anything.
+ */
+function regex(pattern: string): string {
+  if (pattern.includes("'")) return quoteNrqlString(pattern);
+  for (let i = 0; i < pattern.length; i += pattern[i] === '\\' ? 2 : 1) {
+    if (pattern[i] === '\\' && i + 1 === pattern.length) return quoteNrqlString(pattern);
+  }
+  return `r'${pattern}'`;
+}
+
+function alias(label: string | undefined): string {
+  return label === undefined ? '' : ` AS ${quoteNrqlString(label)}`;
+}
+
+function facetItem(item: FacetItem): string {
+  if (item.kind === 'facetCases') {
+    const cases = item.cases.map((c) => `WHERE ${condition(c.condition, OR)}${alias(c.label)}`).join(', ');
+    return `CASES (${cases})${item.otherwise ? ` OR ${expr(item.otherwise, COALESCE)}` : ''}`;
+  }
+  const text = expr(item.expr, COALESCE);
+  // A facet starting with a call to a function named `cases` would read back as FACET CASES.
+  return (/^cases\s*\(/i.test(text) ? `(${text})` : text) + alias(item.alias);
+}
+
+function orderItem(item: OrderItem): string {
+  return expr(item.expr, COALESCE) + (item.explicit ? (item.descending ? ' DESC' : ' ASC') : '');
+}
+
+function bucketSize(size: BucketSize): string {
+  return size === 'auto' ? 'AUTO' : size === 'max' ? 'MAX' : interval(size);
+}
+
+function interval(i: Interval): string {
+  return `${i.amount} ${i.unit.toUpperCase()}${i.amount === 1 ? '' : 'S'}`;
+}
+
+function timeRange(since: TimePoint | undefined, until: TimePoint | undefined): string[] {
+  return [...(since ? [`SINCE ${timePoint(since)}`] : []), ...(until ? [`UNTIL ${timePoint(until)}`] : [])];
+}
+
+function timePoint(point: TimePoint): string {
+  switch (point.kind) {
+    case 'ago':
+      return `${interval(point.interval)} AGO`;
+    case 'now':
+      return 'NOW';
+    case 'epochMs':
+      return String(point.ms);
+    case 'dateTime':
+      return quoteNrqlString(point.text);
+    case 'day':
+      return point.day.toUpperCase() + (point.at === undefined ? '' : ` AT ${quoteNrqlString(point.at)}`);
+    case 'calendar':
+      return `${point.which} ${point.unit}`.toUpperCase();
+    default:
+      return unreachable(point);
+  }
+}
+
+function unreachable(node: never): never {
+  throw new Error(`unknown NRQL node ${JSON.stringify(node)}`);
+}
