@@ -160,6 +160,9 @@ class SelectAnalyzer {
       buckets = resolveBuckets(window, q.timeseries.size, q.timeseries.span);
       window = { ...window, beginMs: buckets.beginMs, endMs: buckets.beginMs + buckets.count * buckets.widthMs };
     }
+    if (q.metricFormat !== undefined) {
+      throw new NrqlError('NRQL_UNSUPPORTED', 'WITH METRIC_FORMAT is not supported by Timeslice\'s NRQL subset; match metricTimesliceName with LIKE or RLIKE instead', q.span);
+    }
     if (q.compareWith && !q.since && !q.until) {
       throw new NrqlError('NRQL_INVALID_EXPRESSION', 'COMPARE WITH needs a SINCE or UNTIL clause to compare with', q.span);
     }
