@@ -2,6 +2,7 @@ import { totalmem } from 'node:os';
 import { resolve } from 'node:path';
 import { defaultDecodeWorkers } from './ingest/agent/agent-decoder.js';
 import { DEFAULT_COMPACTION, type CompactorOptions } from './store/timeslice-compactor.js';
+import { parseSunsetMode, type SunsetMode } from './api/rest/sunset.js';
 
 export interface ServeConfig {
   readonly host: string;
@@ -20,6 +21,8 @@ export interface ServeConfig {
   readonly certHosts: readonly string[];
   /** Moving old timeslices into clustered order (TIMESLICE_COMPACT_EVERY_MS, 0 = off; TIMESLICE_COMPACT_AFTER_MS). */
   readonly compaction: CompactorOptions;
+  /** REST v2 and Deployments v0 end of life (TIMESLICE_REST_SUNSET): `date` (410 from 2027-08-01), `never`, `now`. */
+  readonly restSunset: SunsetMode;
 }
 
 export interface ServeFlags {
@@ -57,6 +60,14 @@ function milliseconds(text: string | undefined, fallback: number, name: string):
   return Number(text);
 }
 
+function sunsetMode(text: string | undefined): SunsetMode {
+  try {
+    return parseSunsetMode(text);
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
+}
+
 /** Flags win over environment variables, which win over the defaults. */
 export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv): ServeConfig {
   const pick = (flag: string | undefined, name: string, fallback: string) => flag ?? (env[name] || undefined) ?? fallback;
@@ -78,5 +89,6 @@ export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv): S
       intervalMs: milliseconds(env.TIMESLICE_COMPACT_EVERY_MS, DEFAULT_COMPACTION.intervalMs, 'TIMESLICE_COMPACT_EVERY_MS'),
       minAgeMs: milliseconds(env.TIMESLICE_COMPACT_AFTER_MS, DEFAULT_COMPACTION.minAgeMs, 'TIMESLICE_COMPACT_AFTER_MS'),
     },
+    restSunset: sunsetMode(env.TIMESLICE_REST_SUNSET),
   };
 }

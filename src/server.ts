@@ -3,14 +3,18 @@ import { join } from 'node:path';
 import pino from 'pino';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { buildApiApp } from './api/api-app.js';
+import { deploymentsV0Plugin } from './api/deployments-v0.js';
+import { ApiUsageRecorder } from './api/rest/api-usage.js';
 import { systemClock, type Clock } from './clock.js';
 import type { ServeConfig } from './config.js';
 import { inlineDecoder, WorkerDecoderPool, type AgentDecoder } from './ingest/agent/agent-decoder.js';
 import { buildCollector } from './ingest/agent/collector.js';
+import { eventApiPlugin } from './ingest/event-api/event-api.js';
 import { ensureCollectorCertificate } from './security/tls.js';
 import { BatchWriter } from './store/batch-writer.js';
 import { Catalog, type CreatedKeys } from './store/catalog.js';
 import { Database } from './store/database.js';
+import { Deployments } from './store/deployments.js';
 import { loadEntityStores, type EntityStores } from './store/entity-stores.js';
 import { DuckDbPlanExecutor } from './store/plan-executor.js';
 import { TimesliceCompactor } from './store/timeslice-compactor.js';
@@ -34,6 +38,8 @@ export interface RunningServer {
   readonly entities: EntityStores;
   readonly writer: BatchWriter;
   readonly api: FastifyInstance;
+  /** Records REST v2 and v0 calls; `flush()` writes the ones waiting for their batch now. */
+  readonly apiUsage: ApiUsageRecorder;
   /** Moves old timeslices into clustered order on a timer; `compactOnce()` runs it now. */
   readonly compactor: TimesliceCompactor;
   /** Stops accepting, waits for requests in flight, commits pending writes, closes the store. */
@@ -79,13 +85,25 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
       eventHarvestPeriodMs: config.eventHarvestPeriodMs,
       https: { key: tls.key, cert: tls.cert },
     });
+    // Deployments v0 and the Event API answer on the collector too (their docs' host names may point either way).
+    const deployments = new Deployments(db, writer, clock);
+    const apiUsage = new ApiUsageRecorder({ db, catalog, writer, clock, logger });
+    let apiPort = config.port;
+    await collector.register(deploymentsV0Plugin({
+      catalog, deployments, clock, sunset: config.restSunset, usage: apiUsage,
+      graphqlUrl: (request) => `http://${request.hostname}:${apiPort}/graphql`,
+    }));
+    await collector.register(eventApiPlugin({ catalog, writer, clock }));
     executor = new DuckDbPlanExecutor(db);
     compactor = new TimesliceCompactor(db, clock, config.compaction, storeMaintenance);
-    api = await buildApiApp({ catalog, metrics, executor, clock, entities, ready: () => ready, logger });
+    api = await buildApiApp({
+      catalog, metrics, executor, clock, entities, ready: () => ready, logger,
+      deployments, writer, restSunset: config.restSunset, apiUsage,
+    });
     await collector.listen({ host: config.host, port: config.collectorPort });
     collectorPort = (collector.server.address() as { port: number }).port;
     await api.listen({ host: config.host, port: config.port });
-    const apiPort = (api.server.address() as { port: number }).port;
+    apiPort = (api.server.address() as { port: number }).port;
     ready = true;
     compactor.start();
     const urlHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host;
@@ -103,7 +121,7 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
       certPath: tls.certPath,
       databasePath,
       createdKeys: keysToShow,
-      db, catalog, metrics, entities, writer: w, api: a, compactor: compactor!,
+      db, catalog, metrics, entities, writer: w, api: a, compactor: compactor!, apiUsage,
       close: () => (closing ??= (async () => {
         ready = false;
         await c.close();

@@ -1,5 +1,8 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Clock } from '../clock.js';
+import { eventApiPlugin } from '../ingest/event-api/event-api.js';
+import type { BatchWriter } from '../store/batch-writer.js';
+import type { Deployments } from '../store/deployments.js';
 import type { Catalog } from '../store/catalog.js';
 import type { EntityStores } from '../store/entity-stores.js';
 import type { MetricIndex } from '../store/metric-index.js';
@@ -13,6 +16,10 @@ import { registerMetricRoutes } from './rest/metric-routes.js';
 import { registerMobileApplicationRoutes } from './rest/mobile-application-routes.js';
 import { registerFormBodyParser } from './rest/rest-params.js';
 import { restV2Plugin } from './rest/rest-plugin.js';
+import type { ApiUsageRecorder } from './rest/api-usage.js';
+import { registerDeploymentRoutes } from './rest/deployment-routes.js';
+import type { SunsetMode } from './rest/sunset.js';
+import { deploymentsV0Plugin } from './deployments-v0.js';
 
 export interface ApiDeps {
   readonly catalog: Catalog;
@@ -26,6 +33,14 @@ export interface ApiDeps {
   readonly logger?: FastifyBaseLogger;
   /** REST v2 requests per minute per API key (New Relic's 1000 when not given). */
   readonly restRateLimitPerMinute?: number;
+  /** Change tracking events: REST v2 and v0 deployments. */
+  readonly deployments: Deployments;
+  /** Where the Event API's events go. */
+  readonly writer: BatchWriter;
+  /** REST v2 and v0 end of life. */
+  readonly restSunset: SunsetMode;
+  /** Records every REST v2 and v0 call. */
+  readonly apiUsage: ApiUsageRecorder;
 }
 
 /** The HTTP API: health, REST v2; GraphQL and the UI register here as plugins. */
@@ -50,7 +65,12 @@ export async function buildApiApp(deps: ApiDeps): Promise<FastifyInstance> {
     catalog: deps.catalog,
     clock: deps.clock,
     ...(deps.restRateLimitPerMinute !== undefined ? { rateLimitPerMinute: deps.restRateLimitPerMinute } : {}),
+    sunset: deps.restSunset,
+    usage: deps.apiUsage,
   }));
+  registerDeploymentRoutes(app, deps);
+  await app.register(deploymentsV0Plugin({ ...deps, sunset: deps.restSunset, usage: deps.apiUsage }));
+  await app.register(eventApiPlugin(deps));
   registerApplicationRoutes(app, deps);
   registerMetricRoutes(app, deps);
   registerHostRoutes(app, deps);

@@ -223,6 +223,23 @@ CREATE TABLE timeslices_daily AS SELECT * FROM timeslices LIMIT 0;
 `,
   },
   {
+    version: 5,
+    name: 'deployment ids and deleted deployments',
+    sql: `
+-- Deployments are ChangeTrackingEvent rows of custom_events (store/deployments.ts). Their REST v2
+-- ids come from this sequence: one for the store, never reused, not even after a deletion.
+CREATE SEQUENCE deployment_ids START 1;
+-- Deployments deleted through REST v2. Change tracking events are immutable (the graph API has no
+-- delete and NRQL keeps reading them); REST listings and chart markers leave these ids out.
+CREATE TABLE deleted_deployments (
+  account_id INTEGER NOT NULL,
+  app_id INTEGER NOT NULL,
+  deployment_id BIGINT NOT NULL,
+  deleted_at TIMESTAMP NOT NULL
+);
+`,
+  },
+  {
     version: 6,
     name: 'key transactions, mobile and browser applications',
     sql: `

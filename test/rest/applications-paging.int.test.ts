@@ -57,7 +57,7 @@ describe('GET /v2/applications paging', () => {
   it('page 1 has rel next and last, no first or prev', async () => {
     const reply = await page('page-1', '/v2/applications.json?exclude_links=true');
     assert.equal(reply.json().applications.length, 200);
-    assert.equal(reply.headers.link, '<http://localhost:80/v2/applications.json?exclude_links=true&page=2>;rel="next", <http://localhost:80/v2/applications.json?exclude_links=true&page=3>;rel="last"');
+    assert.equal(reply.headers.link, '<http://localhost:80/v2/applications.json?exclude_links=true&page=2>;rel="next", <http://localhost:80/v2/applications.json?exclude_links=true&page=3>;rel="last", <http://localhost:80/graphql>;rel="successor-version"');
   });
 
   it('a middle page links every way; page 3 holds the last application', async () => {

@@ -7,6 +7,8 @@ import { RateLimiter } from './rate-limit.js';
 import { WindowError } from '../../domain/time/rest-window.js';
 import { RestError } from './rest-error.js';
 import { ParamError } from './rest-params.js';
+import type { ApiUsageRecorder } from './api-usage.js';
+import { addSunsetHooks, graphqlUrlOf, isRestV2Path, type SunsetMode } from './sunset.js';
 import { toXml, xmlDocument } from './xml.js';
 
 export type RestFormat = 'json' | 'xml';
@@ -36,6 +38,10 @@ export interface RestV2Deps {
   readonly clock: Clock;
   /** Per API key; New Relic's documented 1000 when not given. */
   readonly rateLimitPerMinute?: number;
+  /** End of life (sunset.ts): its headers on every `/v2` response, and 410 once past; off when not given. */
+  readonly sunset?: SunsetMode;
+  /** Records every `/v2` call as a `TimesliceApiCall` event (api-usage.ts). */
+  readonly usage?: ApiUsageRecorder;
 }
 
 /** Request bodies are small JSON documents (an application's settings, a deployment). */
@@ -70,6 +76,13 @@ export function restV2Plugin(deps: RestV2Deps): FastifyPluginAsync {
       routes: [],
     };
     app.decorate(kRestState, state);
+    if (deps.sunset) {
+      addSunsetHooks(app, {
+        mode: deps.sunset, clock: deps.clock, api: 'REST v2', applies: isRestV2Path, graphqlUrl: graphqlUrlOf,
+        sendGone: (request, reply, error) => sendError(reply, formatOfPath(pathOf(request.url)), error),
+      });
+    }
+    deps.usage?.addHooks(app, 'REST v2', isRestV2Path);
     await app.register(
       async (v2) => {
         v2.setNotFoundHandler((request, reply) => sendError(reply, formatOfPath(pathOf(request.url)), noRoute(state, request)));

@@ -1,0 +1,135 @@
+import { CUSTOM_EVENTS, Rows } from '../../store/append-tables.js';
+
+/**
+ * The Event API's per-event rules (New Relic's "Limits and restricted characters" and its list of
+ * parsing errors). An event that breaks one is dropped and counted under that rule's message; the
+ * others are stored. New Relic reports the drops as `NrIntegrationError` events, one per message,
+ * worded "X event(s) rejected because …"; so does Timeslice.
+ *
+ * - `eventType`: required, a non-empty string of at most 255 characters without `.`, `,`, space or
+ *   `\`; `Metric`, `MetricRaw`, `Metric<digit>…` and `Public_…` are New Relic's own and dropped.
+ * - At most 255 attributes; names non-empty and at most 255 characters; string values at most 4096
+ *   characters. Values are strings, numbers or booleans: an object or array value drops the event
+ *   (the API "only accepts key-value pairs, not map/object or array values").
+ * - `appId` must be an integer; `accountId` is dropped from the event (reserved); null values are
+ *   dropped (New Relic stores no nulls).
+ * - `timestamp`: Unix epoch seconds or milliseconds (below 10^11 is read as seconds); a decimal, or
+ *   anything that is not a number in the years 1970–9999, gives the event its arrival time. New
+ *   Relic also wants it within a day of now; Timeslice keeps any such time, so tools can backfill.
+ *
+ * A stored event is a `custom_events` row: `event_type` the `eventType`, `timestamp` as above,
+ * `app_id` the `appId` when the account has that application (0 otherwise; the attribute is kept
+ * either way), host and instance 0, and the other attributes as JSON.
+ */
+export const MAX_ATTRIBUTES = 255;
+export const MAX_NAME_LENGTH = 255;
+export const MAX_VALUE_LENGTH = 4096;
+export const MAX_EVENT_TYPE_LENGTH = 255;
+
+export interface EventContext {
+  readonly accountId: number;
+  /** Epoch ms the request arrived: the time of events that give none. */
+  readonly receivedAt: number;
+  /** Whether the account has the APM application with this id. */
+  readonly ownsApplication: (appId: number) => boolean;
+}
+
+export interface Rejection {
+  /** New Relic's wording: `3 event(s) rejected because attribute name exceeded maximum length`. */
+  readonly message: string;
+  readonly count: number;
+  /** One of the dropped events' types, when it had one. */
+  readonly eventTypeSample: string | undefined;
+}
+
+export interface ReadEvents {
+  readonly rows: Rows;
+  readonly rejections: readonly Rejection[];
+}
+
+/** Why an event is dropped, as New Relic words it after "X event(s) rejected because". */
+const REASONS = {
+  notObject: 'the event is not a JSON object',
+  noEventType: 'missing required attributes eventType',
+  eventTypeChars: 'eventType cannot contain the following characters: [., \\]',
+  eventTypeLength: 'eventType exceeded maximum length',
+  eventTypeReserved: 'eventType is reserved for New Relic (Metric, MetricRaw, Metric<digit>…, Public_…)',
+  tooManyAttributes: 'event exceeded maximum number of attributes',
+  noName: 'attribute is missing attribute name',
+  nameLength: 'attribute name exceeded maximum length',
+  valueLength: 'attribute value exceeded maximum length',
+  appId: 'attribute appId was not an integer',
+  nested: 'an attribute value was an object or array (values are strings, numbers or booleans)',
+} as const;
+type Reason = keyof typeof REASONS;
+
+/** The JSON a client sent: one event object or an array of them. Anything else is not an Event API payload. */
+export function isEventPayload(body: unknown): boolean {
+  return Array.isArray(body) || isRecord(body);
+}
+
+export function readEvents(body: unknown, ctx: EventContext): ReadEvents {
+  const events = Array.isArray(body) ? body : [body];
+  const rows = new Rows(CUSTOM_EVENTS);
+  const dropped = new Map<Reason, { count: number; sample: string | undefined }>();
+  for (const event of events) {
+    const reason = problemOf(event);
+    if (reason !== undefined) {
+      const entry = dropped.get(reason) ?? { count: 0, sample: undefined };
+      entry.count++;
+      const type = isRecord(event) && typeof event.eventType === 'string' && event.eventType !== '' ? event.eventType : undefined;
+      entry.sample ??= type;
+      dropped.set(reason, entry);
+      continue;
+    }
+    const { eventType, timestamp, accountId: _reserved, ...rest } = event as Record<string, unknown>;
+    const attributes: Record<string, unknown> = {};
+    for (const [name, value] of Object.entries(rest)) if (value !== null) attributes[name] = value;
+    const appId = typeof attributes.appId === 'number' && ctx.ownsApplication(attributes.appId) ? attributes.appId : 0;
+    rows.push(ctx.accountId, appId, 0, 0, eventTime(timestamp, ctx.receivedAt), eventType as string, JSON.stringify(attributes));
+  }
+  const rejections = [...dropped].map(([reason, { count, sample }]) => ({
+    message: `${count} event(s) rejected because ${REASONS[reason]}`,
+    count,
+    eventTypeSample: sample,
+  }));
+  return { rows, rejections };
+}
+
+function problemOf(event: unknown): Reason | undefined {
+  if (!isRecord(event)) return 'notObject';
+  const type = event.eventType;
+  if (typeof type !== 'string' || type === '') return 'noEventType';
+  if (/[., \\]/.test(type)) return 'eventTypeChars';
+  if (characters(type) > MAX_EVENT_TYPE_LENGTH) return 'eventTypeLength';
+  if (/^(Metric|MetricRaw|Metric[0-9].*|Public_.*)$/.test(type)) return 'eventTypeReserved';
+  const names = Object.keys(event);
+  if (names.length > MAX_ATTRIBUTES) return 'tooManyAttributes';
+  for (const name of names) {
+    if (name.trim() === '') return 'noName';
+    if (characters(name) > MAX_NAME_LENGTH) return 'nameLength';
+    const value = event[name];
+    if (typeof value === 'object' && value !== null) return 'nested';
+    if (typeof value === 'string' && characters(value) > MAX_VALUE_LENGTH) return 'valueLength';
+  }
+  if (event.appId !== undefined && event.appId !== null && !(typeof event.appId === 'number' && Number.isSafeInteger(event.appId))) return 'appId';
+  return undefined;
+}
+
+/** The last millisecond of the year 9999: later times do not fit a TIMESTAMP. */
+const MAX_TIMESTAMP_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+function eventTime(value: unknown, receivedAt: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0) return receivedAt;
+  const ms = value < 1e11 ? value * 1000 : value;
+  return ms > MAX_TIMESTAMP_MS ? receivedAt : ms;
+}
+
+/** Length in characters (code points), counting only when the UTF-16 length could exceed a limit. */
+function characters(text: string): number {
+  return text.length <= MAX_NAME_LENGTH ? text.length : [...text].length;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

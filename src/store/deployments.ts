@@ -1,0 +1,284 @@
+import { randomUUID } from 'node:crypto';
+import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
+import type { Clock } from '../clock.js';
+import { entityGuid } from '../domain/entity-guid.js';
+import { CUSTOM_EVENTS, Rows } from './append-tables.js';
+import type { BatchWriter } from './batch-writer.js';
+import type { Application } from './catalog.js';
+import type { Database } from './database.js';
+import { timestampValue } from './duckdb-values.js';
+import { Mutex } from './mutex.js';
+
+/**
+ * Change tracking events, deployments among them, as New Relic stores them: one row of
+ * `custom_events` with event type `ChangeTrackingEvent`, its attributes a flat JSON object named
+ * as NRQL names them, so `FROM ChangeTrackingEvent WHERE category = 'Deployment' AND entity.guid =
+ * '…'` reads REST-made, deployments.xml-made and graph-made deployments alike:
+ *
+ * `changeTrackingId` (uuid), `deploymentId` (deployments only: REST v2's integer id), `category`
+ * and `type` in display form (`Deployment` / `Basic`), `version` (REST's revision), `changelog`,
+ * `commit`, `deepLink`, `description`, `user`, `groupId`, `shortDescription` (made when not given),
+ * `featureFlagId`, `entity.guid`, `entity.name`, `appId` and `appName` (APM applications),
+ * `service.source` (who made it: `timeslice:rest-v2`, `timeslice:deployments-v0`,
+ * `timeslice:graphql`), and each custom attribute as `customAttributes.<key>`. Attributes without
+ * a value are left out (New Relic stores no nulls). The row's `app_id` is the application (0 for
+ * other entities); `timestamp` is the event's time.
+ *
+ * Deployment ids come from one store-wide sequence and are never reused. The events are
+ * immutable, as the graph API's are: a REST v2 DELETE records the id in `deleted_deployments`,
+ * and REST listings (and chart markers) leave it out, while NRQL still finds the event.
+ */
+
+export const CHANGE_TRACKING_EVENT_TYPE = 'ChangeTrackingEvent';
+export const DEPLOYMENT_CATEGORY = 'Deployment';
+
+/** Attribute values a change tracking event carries. */
+export type AttributeValue = string | number | boolean;
+
+/** The entity an event is about. An APM application carries its id (the row's `app_id`). */
+export interface ChangeTrackingEntity {
+  readonly guid: string;
+  readonly name: string;
+  readonly appId?: number;
+}
+
+export interface ChangeTrackingEventInput {
+  readonly accountId: number;
+  readonly entity: ChangeTrackingEntity;
+  /** Display form, e.g. `Deployment`, `Feature Flag`; a `Deployment` gets a deployment id. */
+  readonly category: string;
+  readonly type: string;
+  /** Epoch ms. */
+  readonly timestamp: number;
+  readonly user?: string | null;
+  readonly description?: string | null;
+  readonly shortDescription?: string | null;
+  readonly groupId?: string | null;
+  /**
+   * The category's own fields: `version`, `changelog`, `commit`, `deepLink`, `featureFlagId`. The
+   * graph API and REST v2 require a deployment's version; Deployments v0 does not, so the store
+   * takes a deployment without one.
+   */
+  readonly fields?: Readonly<Record<string, string | null | undefined>>;
+  readonly customAttributes?: Readonly<Record<string, AttributeValue>>;
+  /** `service.source`: which API made it. */
+  readonly source: string;
+}
+
+export interface ChangeTrackingEvent {
+  readonly changeTrackingId: string;
+  /** REST v2's id; null for categories other than Deployment. */
+  readonly deploymentId: number | null;
+  readonly accountId: number;
+  readonly appId: number;
+  readonly timestamp: number;
+  /** The stored attributes, as NRQL sees them. */
+  readonly attributes: Readonly<Record<string, AttributeValue>>;
+}
+
+/** A deployment as REST v2 shows it. */
+export interface Deployment {
+  readonly id: number;
+  readonly appId: number;
+  readonly accountId: number;
+  readonly changeTrackingId: string;
+  readonly timestamp: number;
+  readonly revision: string | null;
+  readonly changelog: string | null;
+  readonly description: string | null;
+  readonly user: string | null;
+  readonly source: string;
+}
+
+/** An input the store refuses; the message is written for the API user. */
+export class ChangeTrackingInputError extends Error {}
+
+/**
+ * Attribute names the event's own attributes use; a custom attribute may not take them (the
+ * graph API refuses these keys too). Compared without case.
+ */
+const RESERVED_CUSTOM_KEYS: ReadonlySet<string> = new Set([
+  'accountid', 'appid', 'appname', 'category', 'changetrackingid', 'customattributes', 'deploymentid', 'description',
+  'entity.guid', 'entity.name', 'eventtype', 'groupid', 'shortdescription', 'timestamp', 'type', 'user', 'version',
+  'service.source',
+]);
+
+const CATEGORY_FIELDS = ['version', 'changelog', 'commit', 'deepLink', 'featureFlagId'] as const;
+
+/** The last millisecond of the year 9999: later times do not fit a TIMESTAMP. */
+const MAX_TIMESTAMP_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+export class Deployments {
+  /** Deletions check and record under one lock, so a deployment is deleted once. */
+  private readonly deletions = new Mutex();
+
+  constructor(
+    private readonly db: Database,
+    private readonly writer: Pick<BatchWriter, 'write'>,
+    private readonly clock: Clock,
+  ) {}
+
+  /** The entity of an APM application, as its events name it. */
+  static applicationEntity(app: Pick<Application, 'id' | 'accountId' | 'name'>): ChangeTrackingEntity {
+    return { guid: entityGuid(app.accountId, 'APM', 'APPLICATION', app.id), name: app.name, appId: app.id };
+  }
+
+  /** Stores a change tracking event; resolves once it is committed. */
+  async createEvent(input: ChangeTrackingEventInput): Promise<ChangeTrackingEvent> {
+    const category = input.category.trim();
+    const type = input.type.trim();
+    if (category === '' || type === '') throw new ChangeTrackingInputError('a change tracking event needs a category and a type');
+    if (!Number.isFinite(input.timestamp) || input.timestamp < 0 || input.timestamp > MAX_TIMESTAMP_MS) {
+      throw new ChangeTrackingInputError(`timestamp ${input.timestamp} is not a time`);
+    }
+    const fields = input.fields ?? {};
+    const isDeployment = category === DEPLOYMENT_CATEGORY;
+    const version = present(fields.version);
+    for (const key of Object.keys(input.customAttributes ?? {})) {
+      if (key.trim() === '' || RESERVED_CUSTOM_KEYS.has(key.toLowerCase())) {
+        throw new ChangeTrackingInputError(`'${key}' cannot be a custom attribute name: it is reserved`);
+      }
+    }
+
+    const changeTrackingId = randomUUID();
+    const deploymentId = isDeployment ? await this.nextDeploymentId() : null;
+    const attributes: Record<string, AttributeValue> = { changeTrackingId };
+    if (deploymentId !== null) attributes.deploymentId = deploymentId;
+    attributes.category = category;
+    attributes.type = type;
+    for (const name of CATEGORY_FIELDS) {
+      const value = present(fields[name]);
+      if (value !== undefined) attributes[name] = value;
+    }
+    for (const [name, value] of [['description', input.description], ['user', input.user], ['groupId', input.groupId]] as const) {
+      const text = present(value);
+      if (text !== undefined) attributes[name] = text;
+    }
+    attributes.shortDescription = present(input.shortDescription) ?? shortDescriptionOf(category, type, input.user, version, input.entity.name);
+    attributes['entity.guid'] = input.entity.guid;
+    attributes['entity.name'] = input.entity.name;
+    if (input.entity.appId !== undefined) {
+      attributes.appId = input.entity.appId;
+      attributes.appName = input.entity.name;
+    }
+    attributes['service.source'] = input.source;
+    for (const [key, value] of Object.entries(input.customAttributes ?? {})) attributes[`customAttributes.${key}`] = value;
+
+    const appId = input.entity.appId ?? 0;
+    const rows = new Rows(CUSTOM_EVENTS);
+    rows.push(input.accountId, appId, 0, 0, input.timestamp, CHANGE_TRACKING_EVENT_TYPE, JSON.stringify(attributes));
+    await this.writer.write([rows]);
+    return { changeTrackingId, deploymentId, accountId: input.accountId, appId, timestamp: input.timestamp, attributes };
+  }
+
+  /** An application's deployments not deleted through REST, newest first (then highest id), a page at a time. */
+  async list(accountId: number, appId: number, page: number, perPage: number): Promise<{ deployments: Deployment[]; total: number }> {
+    const where = `${DEPLOYMENT_ROWS} AND NOT EXISTS (
+        SELECT 1 FROM deleted_deployments d WHERE d.account_id = $1 AND d.deployment_id = ${DEPLOYMENT_ID})`;
+    const [count] = await this.db.all<{ n: bigint }>(`SELECT count(*) AS n FROM custom_events WHERE ${where}`, [accountId, appId]);
+    const rows = await this.db.all<DeploymentRow>(
+      `SELECT account_id, app_id, epoch_ms(timestamp) AS ms, attributes FROM custom_events WHERE ${where}
+       ORDER BY timestamp DESC, ${DEPLOYMENT_ID} DESC LIMIT $3 OFFSET $4`,
+      [accountId, appId, perPage, (page - 1) * perPage],
+    );
+    return { deployments: rows.map(deploymentOf), total: Number(count?.n ?? 0) };
+  }
+
+  /** One deployment of the application, unless deleted through REST. */
+  async find(accountId: number, appId: number, id: number): Promise<Deployment | undefined> {
+    const rows = await this.db.all<DeploymentRow>(
+      `SELECT account_id, app_id, epoch_ms(timestamp) AS ms, attributes FROM custom_events
+       WHERE ${DEPLOYMENT_ROWS} AND ${DEPLOYMENT_ID} = $3
+         AND NOT EXISTS (SELECT 1 FROM deleted_deployments d WHERE d.account_id = $1 AND d.deployment_id = $3)`,
+      [accountId, appId, id],
+    );
+    return rows.length === 0 ? undefined : deploymentOf(rows[0]!);
+  }
+
+  /** The time of the application's most recent deployment (deleted ones too: they happened). */
+  async latestTimestamp(accountId: number, appId: number): Promise<number | undefined> {
+    const [row] = await this.db.all<{ ms: bigint | null }>(
+      `SELECT max(epoch_ms(timestamp)) AS ms FROM custom_events WHERE ${DEPLOYMENT_ROWS}`,
+      [accountId, appId],
+    );
+    return row?.ms === null || row?.ms === undefined ? undefined : Number(row.ms);
+  }
+
+  /**
+   * REST v2's DELETE: the deployment leaves REST listings and chart markers; its event stays (graph
+   * records are immutable, and NRQL still reads it). Returns the deployment as it was, or undefined
+   * when there is none (or it was deleted already).
+   */
+  async delete(accountId: number, appId: number, id: number): Promise<Deployment | undefined> {
+    return this.deletions.run(async () => {
+      const deployment = await this.find(accountId, appId, id);
+      if (!deployment) return undefined;
+      await this.withConnection((c) =>
+        c.run('INSERT INTO deleted_deployments VALUES ($1, $2, $3, $4)', [accountId, appId, id, timestampValue(this.clock.now())] as DuckDBValue[]),
+      );
+      return deployment;
+    });
+  }
+
+  private async nextDeploymentId(): Promise<number> {
+    const reader = await this.withConnection((c) => c.runAndReadAll("SELECT nextval('deployment_ids') AS id"));
+    return Number(reader.getRowObjectsJS()[0]!.id);
+  }
+
+  /**
+   * A connection of its own per write: the catalog holds multi-statement transactions on its
+   * connection, which a statement sent there meanwhile would join; these writes are rare.
+   */
+  private async withConnection<T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
+    const connection = await this.db.instance.connect();
+    try {
+      return await work(connection);
+    } finally {
+      connection.closeSync();
+    }
+  }
+}
+
+const DEPLOYMENT_ID = "CAST(json_extract(attributes, '$.deploymentId') AS BIGINT)";
+
+/** `$1` account, `$2` application. */
+const DEPLOYMENT_ROWS = `account_id = $1 AND app_id = $2 AND event_type = '${CHANGE_TRACKING_EVENT_TYPE}'
+  AND json_extract_string(attributes, '$.category') = '${DEPLOYMENT_CATEGORY}' AND ${DEPLOYMENT_ID} IS NOT NULL`;
+
+interface DeploymentRow {
+  account_id: number;
+  app_id: number;
+  ms: bigint;
+  attributes: string;
+}
+
+function deploymentOf(row: DeploymentRow): Deployment {
+  const a = JSON.parse(row.attributes) as Record<string, AttributeValue | undefined>;
+  const text = (v: AttributeValue | undefined) => (v === undefined ? null : String(v));
+  return {
+    id: Number(a.deploymentId),
+    appId: row.app_id,
+    accountId: row.account_id,
+    changeTrackingId: String(a.changeTrackingId),
+    timestamp: Number(row.ms),
+    revision: text(a.version),
+    changelog: text(a.changelog),
+    description: text(a.description),
+    user: text(a.user),
+    source: String(a['service.source'] ?? ''),
+  };
+}
+
+/** A text value worth storing: empty text counts as not given. */
+function present(value: string | null | undefined): string | undefined {
+  return value === null || value === undefined || value === '' ? undefined : value;
+}
+
+/** New Relic's generated summary: "ci-bot deployed version 2.14.0 to billing-api". */
+function shortDescriptionOf(category: string, type: string, user: string | null | undefined, version: string | undefined, entityName: string): string {
+  const who = present(user);
+  if (category === DEPLOYMENT_CATEGORY) {
+    return `${who ? `${who} deployed` : 'Deployed'}${version === undefined ? '' : ` version ${version}`} to ${entityName}`;
+  }
+  return `${category} (${type}) on ${entityName}${who ? ` by ${who}` : ''}`;
+}
