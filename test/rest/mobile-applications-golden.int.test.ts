@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { CUSTOM_EVENTS, Rows } from '../../src/store/append-tables.js';
 import type { MobileApplication } from '../../src/store/mobile-applications.js';
 import { assertGolden } from '../helpers/golden.js';
-import { ManualClock, startTestServer, type RestReply } from '../helpers/rest-fixture.js';
+import { ManualClock, startTestServer, TEST_API_KEY, type RestReply } from '../helpers/rest-fixture.js';
 import type { TestServer } from '../helpers/test-server.js';
 import { FORM, goldenText, NOW_MS, rest } from './rest-scenario.js';
 
@@ -159,5 +159,26 @@ describe('mobile metric names and data from Mobile events', () => {
 
   it('an application without events has no metrics', async () => {
     await golden('data-none-found', 'GET', data(kiosk.id, 'names[]=Session/Start&summarize=true'));
+  });
+});
+
+describe('REST mobile numbers are the NRQL ones (spec §4.5 rule 5: FROM Mobile by appName)', () => {
+  it('counts, rates, users and interaction time agree with queries written here by hand', async () => {
+    const nrql = async (query: string): Promise<Record<string, unknown>> => {
+      const res = await ts.server.api.inject({ method: 'POST', url: '/timeslice/v1/nrql', headers: { 'api-key': TEST_API_KEY }, payload: { query } });
+      assert.equal(res.statusCode, 200, `${query}: ${res.body}`);
+      return (JSON.parse(res.body) as { results: Record<string, unknown>[] }).results[0]!;
+    };
+    const window = `SINCE ${at(14, 0)} UNTIL ${at(14, 30)}`;
+    const app = "FROM Mobile WHERE appName = 'Shop iOS'";
+    const rest_ = (await rest(ts, 'GET', `/v2/mobile_applications/${ios.id}/metrics/data.json?names[]=Session/Start&names[]=Mobile/Crash/All&summarize=true&raw=true`)).json();
+    const [launches, crashes] = (rest_.metric_data.metrics as Obj[]).map((m) => m.timeslices[0].values);
+    assert.deepEqual(await nrql(`SELECT count(*) AS n, rate(count(*), 1 minute) AS r ${app} AND category = 'Session' ${window}`), { n: launches.call_count, r: launches.calls_per_minute });
+    assert.deepEqual(await nrql(`SELECT count(*) AS n, rate(count(*), 1 minute) AS r ${app} AND category = 'Crash' ${window}`), { n: crashes.call_count, r: crashes.calls_per_minute });
+    // The summary's window is 14:01–14:31.
+    const summary = (await rest(ts, 'GET', `/v2/mobile_applications/${ios.id}.json`)).json().application;
+    const summaryWindow = `SINCE ${at(14, 1)} UNTIL ${at(14, 31)}`;
+    assert.deepEqual(await nrql(`SELECT uniqueCount(deviceUuid) AS users, filter(average(duration), WHERE category = 'Interaction') AS t ${app} ${summaryWindow}`),
+      { users: summary.mobile_summary.active_users, t: summary.mobile_summary.interaction_time });
   });
 });
