@@ -35,8 +35,7 @@ export function isPlainName(name: string): boolean {
   return PLAIN_NAME.test(name) && !RESERVED_WORDS.has(name.toLowerCase());
 }
 
-const TWO_CHAR_SYMBOLS: ReadonlySet<string> = new Set(['!=', '<>', '<=', '>=']);
-const ONE_CHAR_SYMBOLS: ReadonlySet<string> = new Set(['=', '<', '>', '+', '-', '*', '/', '(', ')', ',', '[', ']', ':', ';']);
+const ONE_CHAR_SYMBOLS: ReadonlySet<string> = new Set(['=', '+', '-', '*', '/', '(', ')', ',', '[', ']', ':', ';']);
 
 /**
  * Splits query text into tokens, ending with an `end` token. Words take letters, digits, `_`,
@@ -72,21 +71,26 @@ export function lex(text: string): Token[] {
       tokens.push({ kind: 'quotedName', name: value, span: { start: i, end } });
       i = end;
     } else {
-      const two = text.slice(i, i + 2);
-      if (TWO_CHAR_SYMBOLS.has(two)) {
-        tokens.push({ kind: 'symbol', symbol: two as SymbolText, span: { start: i, end: i + 2 } });
-        i += 2;
-      } else if (ONE_CHAR_SYMBOLS.has(c)) {
-        tokens.push({ kind: 'symbol', symbol: c as SymbolText, span: { start: i, end: i + 1 } });
-        i += 1;
-      } else {
+      const symbol = symbolAt(text, i);
+      if (symbol === undefined) {
         const width = String.fromCodePoint(text.codePointAt(i)!).length;
         throw lexError(text, { start: i, end: i + width }, `unexpected '${text.slice(i, i + width)}'`);
       }
+      tokens.push({ kind: 'symbol', symbol, span: { start: i, end: i + symbol.length } });
+      i += symbol.length;
     }
   }
   tokens.push({ kind: 'end', span: { start: text.length, end: text.length } });
   return tokens;
+}
+
+function symbolAt(text: string, i: number): SymbolText | undefined {
+  const c = text[i]!;
+  const next = text[i + 1];
+  if (c === '<') return next === '=' ? '<=' : next === '>' ? '<>' : '<';
+  if (c === '>') return next === '=' ? '>=' : '>';
+  if (c === '!') return next === '=' ? '!=' : undefined;
+  return ONE_CHAR_SYMBOLS.has(c) ? (c as SymbolText) : undefined;
 }
 
 function isSpace(c: string): boolean {
