@@ -82,6 +82,7 @@ const BENCHES: Record<string, (flags: Flags) => Promise<unknown>> = {
     console.log(formatRestResult(result));
     return result;
   },
+  nrql: async (flags) => (await import('./nrql.js')).nrqlBench(flags.values),
 };
 
 async function main(): Promise<void> {
