@@ -2,8 +2,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { CUSTOM_EVENTS, Rows } from '../../src/store/append-tables.js';
 import type { MobileApplication } from '../../src/store/mobile-applications.js';
+import { storeDictionaries } from '../../src/nrql/dictionaries.js';
+import { NrqlEngine } from '../../src/nrql/nrql-engine.js';
+import { DuckDbPlanExecutor } from '../../src/store/plan-executor.js';
 import { assertGolden } from '../helpers/golden.js';
-import { ManualClock, startTestServer, TEST_API_KEY, type RestReply } from '../helpers/rest-fixture.js';
+import { ManualClock, startTestServer, type RestReply } from '../helpers/rest-fixture.js';
 import type { TestServer } from '../helpers/test-server.js';
 import { FORM, goldenText, NOW_MS, rest } from './rest-scenario.js';
 
@@ -163,12 +166,11 @@ describe('mobile metric names and data from Mobile events', () => {
 });
 
 describe('REST mobile numbers are the NRQL ones (spec §4.5 rule 5: FROM Mobile by appName)', () => {
-  it('counts, rates, users and interaction time agree with queries written here by hand', async () => {
-    const nrql = async (query: string): Promise<Record<string, unknown>> => {
-      const res = await ts.server.api.inject({ method: 'POST', url: '/timeslice/v1/nrql', headers: { 'api-key': TEST_API_KEY }, payload: { query } });
-      assert.equal(res.statusCode, 200, `${query}: ${res.body}`);
-      return (JSON.parse(res.body) as { results: Record<string, unknown>[] }).results[0]!;
-    };
+  it('counts, rates, users and interaction time agree with queries written here by hand', async (t) => {
+    const executor = new DuckDbPlanExecutor(ts.server.db);
+    t.after(() => executor.close());
+    const engine = new NrqlEngine({ executor, dictionaries: storeDictionaries(ts.server.catalog, ts.server.metrics), clock: { now: () => NOW_MS } });
+    const nrql = async (query: string): Promise<Record<string, unknown>> => (await engine.run(query, { accountIds: [1] })).results[0] as Record<string, unknown>;
     const window = `SINCE ${at(14, 0)} UNTIL ${at(14, 30)}`;
     const app = "FROM Mobile WHERE appName = 'Shop iOS'";
     const rest_ = (await rest(ts, 'GET', `/v2/mobile_applications/${ios.id}/metrics/data.json?names[]=Session/Start&names[]=Mobile/Crash/All&summarize=true&raw=true`)).json();
