@@ -83,6 +83,7 @@ const BENCHES: Record<string, (flags: Flags) => Promise<unknown>> = {
     return result;
   },
   nrql: async (flags) => (await import('./nrql.js')).nrqlBench(flags.values),
+  'nrql-parser': async () => (await import('./nrql-parser.js')).nrqlParserBench(),
 };
 
 async function main(): Promise<void> {
