@@ -137,7 +137,7 @@ class SelectAnalyzer {
   private readonly catalogAttributes: boolean;
 
   constructor(private readonly query: SelectQuery, private readonly ctx: AnalyzeContext) {
-    const types = query.from.map((t) => t.name);
+    const types = dedupe(query.from.map((t) => t.name));
     this.timeslices = types.includes('Metric');
     if (this.timeslices && types.length > 1) {
       const other = query.from.find((t) => t.name !== 'Metric')!;

@@ -93,7 +93,7 @@ export function renderRowsPlan(plan: RowsPlan, dialect: Dialect): RenderedSql {
     });
     from = `FROM (${branches.join(' UNION ALL ')}) AS ${q('source')}`;
     select = [q(ROW_TIME_COLUMN), q(ROW_TYPE_COLUMN), q(ROW_TYPED_COLUMN), ...Array.from({ length: mapCount }, (_, i) => q(ROW_MAP_COLUMN(i)))];
-    scope = projectedScope(dialect, bind, orderLeaves, (_e, i) => q(`o${i}`));
+    scope = projectedScope(dialect, bind, [], () => '');
   } else {
     const rendered = renderFrom(plan, source, [...plan.columns, ...orderLeaves], dialect, bind);
     scope = rendered.scope;
@@ -101,8 +101,10 @@ export function renderRowsPlan(plan: RowsPlan, dialect: Dialect): RenderedSql {
     select = [`${dialect.epochMs(s.timeSql)} AS ${q(ROW_TIME_COLUMN)}`, ...plan.columns.map((e, i) => `${renderRow(e, s)} AS ${q(ROW_VALUE_COLUMN(i))}`)];
     from = rendered.from();
   }
+  // With `all`, each branch computed the order expressions as o0, o1…
+  const orderSql = (o: RowsPlan['orderBy'][number], i: number) => (plan.columns === 'all' ? q(`o${i}`) : renderRow(o.expr, scope));
   const order = plan.orderBy.length > 0
-    ? plan.orderBy.map((o) => `${renderRow(o.expr, scope)} ${o.descending ? 'DESC' : 'ASC'} NULLS LAST`)
+    ? plan.orderBy.map((o, i) => `${orderSql(o, i)} ${o.descending ? 'DESC' : 'ASC'} NULLS LAST`)
     : [`${plan.columns === 'all' ? q(ROW_TIME_COLUMN) : scope.timeSql} DESC`];
   return {
     sql: [`SELECT ${select.join(', ')}`, from, `ORDER BY ${order.join(', ')}`, `LIMIT ${bind(plan.limit)} OFFSET ${bind(plan.offset)}`].join('\n'),
