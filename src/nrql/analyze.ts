@@ -33,6 +33,8 @@ export interface ResultColumn {
   readonly output: OutputExpr;
   readonly decode?: DictionaryName;
   readonly listLimit?: number;
+  /** Values arrive as JSON text (attributes of any type: latest, earliest, uniques). */
+  readonly json?: boolean;
 }
 
 export interface FacetKey {
@@ -62,6 +64,11 @@ export interface AnalyzedAggregate extends Common {
   readonly facetLimit: number;
   /** What ranks facets: an output over the aggregates (descending), or the number of rows. */
   readonly rankBy: OutputExpr;
+  /**
+   * The aggregate counting rows where the first aggregate's attribute has a value: only facets
+   * with such rows are listed (the rest count in otherResult).
+   */
+  readonly facetPresence?: number;
 }
 
 export interface RowColumn {
@@ -73,7 +80,9 @@ export interface RowColumn {
 /** Event rows (`SELECT *`, attribute lists). */
 export interface AnalyzedRows extends Common {
   readonly kind: 'rows';
-  readonly columns: readonly RowColumn[] | 'all';
+  readonly columns: readonly RowColumn[];
+  /** `SELECT *` (alone or beside other items): every attribute of each row. */
+  readonly all: boolean;
   readonly orderBy: readonly RowOrder[];
   readonly limit: number;
   readonly offset: number;
@@ -198,6 +207,7 @@ class SelectAnalyzer {
         output: lowered.output,
         ...(lowered.decode ? { decode: lowered.decode } : {}),
         ...(lowered.listLimit !== undefined ? { listLimit: lowered.listLimit } : {}),
+        ...(lowered.json ? { json: true } : {}),
       });
       if (rankBy === undefined) rankBy = lowered.rank === 'value' ? rankingOutput(lowered.output) : undefined;
     }
@@ -208,24 +218,26 @@ class SelectAnalyzer {
     }
     rankBy ??= out.aggregate(set.add({ fn: 'countRows' }));
     const facetLimit = q.limit === undefined ? DEFAULT_FACET_LIMIT : q.limit === 'max' ? MAX_LIMIT : q.limit;
-    return { kind: 'aggregate', ...common, aggregates: set.all, columns, ...(buckets ? { buckets } : {}), facets, facetLimit, rankBy };
+    const presenceArg = facets.length > 0 && !this.timeslices ? firstAggregateArgument(q.select[0]!.expr) : undefined;
+    const facetPresence = presenceArg ? set.add({ fn: 'count', arg: this.row(presenceArg, 'any').expr }) : undefined;
+    return {
+      kind: 'aggregate', ...common, aggregates: set.all, columns, ...(buckets ? { buckets } : {}), facets, facetLimit, rankBy,
+      ...(facetPresence !== undefined ? { facetPresence } : {}),
+    };
   }
 
-  private rows(common: Omit<AnalyzedRows, 'kind' | 'columns' | 'orderBy' | 'limit' | 'offset'>): AnalyzedRows {
+  private rows(common: Omit<AnalyzedRows, 'kind' | 'columns' | 'all' | 'orderBy' | 'limit' | 'offset'>): AnalyzedRows {
     const q = this.query;
     if (q.facet) throw invalid('FACET needs aggregates in SELECT, such as count(*)', q.facet.span);
     if (q.timeseries) throw invalid('TIMESERIES needs aggregates in SELECT, such as count(*)', q.timeseries.span);
-    const star = q.select.some((item) => item.expr.kind === 'star');
-    const columns: RowColumn[] | 'all' = star && q.select.length === 1
-      ? 'all'
-      : q.select.map((item) => {
-        if (item.expr.kind === 'star') throw invalid('* lists every attribute; select it alone or name the attributes', item.span);
-        const resolved = this.row(item.expr, 'json');
-        return { key: item.alias ?? (item.expr.kind === 'attribute' ? item.expr.name : formatExpr(item.expr)), expr: resolved.expr, ...(resolved.decode ? { decode: resolved.decode } : {}) };
-      });
+    const all = q.select.some((item) => item.expr.kind === 'star');
+    const columns: RowColumn[] = q.select.filter((item) => item.expr.kind !== 'star').map((item) => {
+      const resolved = this.row(item.expr, 'json');
+      return { key: item.alias ?? resultName(item.expr), expr: resolved.expr, ...(resolved.decode ? { decode: resolved.decode } : {}) };
+    });
     const orderBy = (q.orderBy ?? []).map((o) => ({ expr: this.row(o.expr, 'any').expr, descending: o.descending }));
     const limit = q.limit === undefined ? DEFAULT_ROW_LIMIT : q.limit === 'max' ? MAX_LIMIT : q.limit;
-    return { kind: 'rows', ...common, columns, orderBy, limit, offset: q.offset ?? 0 };
+    return { kind: 'rows', ...common, columns, all, orderBy, limit, offset: q.offset ?? 0 };
   }
 
   private facets(items: readonly FacetItem[], span: Span): FacetKey[] {
@@ -239,7 +251,7 @@ class SelectAnalyzer {
       }
       if (this.isAggregate(item.expr)) throw invalid('FACET takes attributes, not aggregates', item.expr.span);
       const resolved = this.row(item.expr, 'any');
-      const label = item.alias ?? (item.expr.kind === 'attribute' ? item.expr.name : formatExpr(item.expr));
+      const label = item.alias ?? resultName(item.expr);
       return { label, expr: resolved.expr, ...(resolved.decode ? { decode: resolved.decode } : {}) };
     });
   }
@@ -600,6 +612,31 @@ function compareText(text: string, op: keyof typeof FLIPPED, value: Literal | nu
     case '>=': return text >= v;
     default: return assertNever(op);
   }
+}
+
+/** The attribute the first aggregate of a select item reads (`duration` of `average(duration) * 1000`). */
+function firstAggregateArgument(expr: Expr): Expr | undefined {
+  switch (expr.kind) {
+    case 'call': {
+      if (!aggregateFunction(expr.name)) return undefined;
+      const [first] = expr.args;
+      if (!first || first.kind === 'whereArg' || first.kind === 'namedArg' || first.kind === 'star') return undefined;
+      return first.kind === 'call' && aggregateFunction(first.name) ? firstAggregateArgument(first) : first;
+    }
+    case 'arithmetic': case 'coalesce':
+      return firstAggregateArgument(expr.left) ?? firstAggregateArgument(expr.right);
+    case 'negate':
+      return firstAggregateArgument(expr.operand);
+    default:
+      return undefined;
+  }
+}
+
+/** The key a row or facet value is shown under: an attribute's name, `eventType`, else the expression's text. */
+function resultName(expr: Expr): string {
+  if (expr.kind === 'attribute') return expr.name;
+  if (expr.kind === 'call' && expr.name.toLowerCase() === 'eventtype') return 'eventType';
+  return formatExpr(expr);
 }
 
 /** NRQL LIKE as a JavaScript regex: case-insensitive, `%` any run of characters, all else literal. */

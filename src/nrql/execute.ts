@@ -1,6 +1,7 @@
 import type { AggregatePlan, Buckets, PlanSource, RowsPlan, TimeWindow } from '../plan/aggregate-plan.js';
 import { and, evaluateValue, mergeAggregates, MERGEABLE_AGGREGATES, type Predicate, type RowExpr } from '../plan/expressions.js';
 import { TIMESLICE_VALUE } from '../domain/aggregate/timeslice-function.js';
+import { rowMapCount } from '../sql/render-plan.js';
 import { AGENT_EVENT_TYPES, EVENT_ID_FIELDS } from '../sql/sources.js';
 import type { PlainValue, PlanExecutor, QueryOptions } from '../store/plan-executor.js';
 import type { AnalyzedAggregate, AnalyzedQuery, AnalyzedRows, AnalyzedShowEventTypes, ResultColumn } from './analyze.js';
@@ -74,7 +75,7 @@ export function mainPlan(query: AnalyzedAggregate | AnalyzedRows): AggregatePlan
   if (query.kind === 'rows') {
     return {
       kind: 'rows', source: query.source, accountId: query.accountIds, window: query.window, where: query.where,
-      columns: query.columns === 'all' ? 'all' : query.columns.map((c) => c.expr), orderBy: query.orderBy, limit: query.limit, offset: query.offset,
+      columns: query.columns.map((c) => c.expr), all: query.all, orderBy: query.orderBy, limit: query.limit, offset: query.offset,
     };
   }
   return {
@@ -172,7 +173,8 @@ async function aggregateOver(query: AnalyzedAggregate, window: TimeWindow, bucke
   const decodeFacet = (values: readonly PlainValue[]) => values.map((v, i) => decodeValue(v, query.facets[i]!.decode, deps.dictionaries));
   const listed = (values: readonly PlainValue[]) => decodeFacet(values).every((v) => v !== null);
   const rank = (groups: Iterable<FacetGroup>): FacetGroup[] => {
-    const candidates = [...groups].filter((g) => listed(g.values));
+    const present = (g: FacetGroup) => query.facetPresence === undefined || Number(wholeOf(g)?.[query.facetPresence] ?? 0) > 0;
+    const candidates = [...groups].filter((g) => listed(g.values) && present(g));
     if (fixedFacets) {
       const wanted = new Set(fixedFacets.map((v) => JSON.stringify(v)));
       return candidates.filter((g) => wanted.has(JSON.stringify(g.values)));
@@ -284,14 +286,18 @@ function shapeValues(columns: readonly ResultColumn[], vector: Vector | undefine
   const row: ResultRow = {};
   for (const column of columns) {
     let value = evaluateValue(column.output, values, seconds);
-    if (Array.isArray(value)) {
-      // uniques(): values listed once each, in a stable order, up to the function's limit.
-      const items = value.map((v) => decodeValue(v as PlainValue, column.decode, dictionaries)).filter((v) => v !== null);
-      value = [...new Set(items)].sort(compareValues).slice(0, column.listLimit);
-    } else if (column.decode) {
-      value = decodeValue(value as PlainValue, column.decode, dictionaries);
-    } else if (value === null && column.listLimit !== undefined) {
+    const plain = (v: unknown): PlainValue => {
+      const parsed = column.json && typeof v === 'string' ? (JSON.parse(v) as PlainValue) : (v as PlainValue);
+      return decodeValue(parsed, column.decode, dictionaries);
+    };
+    if (value === null && column.listLimit !== undefined) {
       value = [];
+    } else if (Array.isArray(value)) {
+      // uniques(): values listed once each, in a stable order, up to the function's limit.
+      const items = value.map(plain).filter((v) => v !== null);
+      value = [...new Map(items.map((v) => [JSON.stringify(v), v])).values()].sort(compareValues).slice(0, column.listLimit);
+    } else if (column.json || column.decode) {
+      value = plain(value);
     }
     row[column.key] = value;
   }
@@ -305,6 +311,13 @@ function compareValues(a: unknown, b: unknown): number {
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
+/** Whether a row expression's values arrive as JSON text: attributes of any type, and OR-chains of them. */
+function isJsonText(expr: RowExpr): boolean {
+  if (expr.kind === 'field') return expr.type === 'json';
+  if (expr.kind === 'coalesce') return expr.items.every(isJsonText);
+  return false;
+}
+
 function decodeValue(value: PlainValue, dictionary: DictionaryName | undefined, dictionaries: NrqlDictionaries): PlainValue {
   if (value === null || dictionary === undefined) return value;
   return typeof value === 'number' ? dictionaries.decode(dictionary, value) : value;
@@ -316,24 +329,26 @@ async function executeRows(query: AnalyzedRows, deps: ExecuteDeps): Promise<Nrql
   const run = async (window: TimeWindow) => {
     const plan: RowsPlan = {
       kind: 'rows', source: query.source, accountId: query.accountIds, window, where: query.where,
-      columns: query.columns === 'all' ? 'all' : query.columns.map((c) => c.expr), orderBy: query.orderBy, limit: query.limit, offset: query.offset,
+      columns: query.columns.map((c) => c.expr), all: query.all, orderBy: query.orderBy, limit: query.limit, offset: query.offset,
     };
     const result = await deps.executor.rows(plan, deps.options);
+    const mapCount = query.all ? rowMapCount(plan) : 0;
+    const firstColumn = query.all ? 3 + mapCount : 1;
     const rows: ResultRow[] = [];
     for (let r = 0; r < result.rowCount; r++) {
       const cell = (c: number) => result.columns[c]![r]!;
-      if (query.columns === 'all') {
-        const maps = result.columns.slice(3).map((column) => column[r]);
-        rows.push(wholeRow(query, cell(0) as number, cell(2) as string, maps as (string | null)[], deps.dictionaries));
-      } else {
-        const row: ResultRow = { timestamp: cell(0) };
-        query.columns.forEach((column, c) => {
-          const raw = cell(c + 1);
-          const value = column.expr.kind === 'field' && column.expr.type === 'json' && typeof raw === 'string' ? JSON.parse(raw) as PlainValue : raw;
-          row[column.key] = decodeValue(value, column.decode, deps.dictionaries);
-        });
-        rows.push(row);
+      const row: ResultRow = { timestamp: cell(0) };
+      query.columns.forEach((column, c) => {
+        const raw = cell(firstColumn + c);
+        const value = isJsonText(column.expr) && typeof raw === 'string' ? JSON.parse(raw) as PlainValue : raw;
+        row[column.key] = decodeValue(value, column.decode, deps.dictionaries);
+      });
+      if (query.all) {
+        const maps = Array.from({ length: mapCount }, (_, m) => cell(3 + m)) as (string | null)[];
+        const whole = wholeRow(query, cell(0) as number, cell(1) as string, cell(2) as string, maps, deps.dictionaries);
+        for (const [key, value] of Object.entries(whole)) if (!(key in row)) row[key] = value;
       }
+      rows.push(row);
     }
     return rows;
   };
@@ -352,7 +367,7 @@ async function executeRows(query: AnalyzedRows, deps: ExecuteDeps): Promise<Nrql
  * One stored row as New Relic lists it: its attribute maps merged (intrinsics win over agent
  * attributes, which win over custom ones), typed columns over them, catalog ids shown as names.
  */
-function wholeRow(query: AnalyzedRows, timeMs: number, typedJson: string, maps: readonly (string | null)[], dictionaries: NrqlDictionaries): ResultRow {
+function wholeRow(query: AnalyzedRows, timeMs: number, eventType: string, typedJson: string, maps: readonly (string | null)[], dictionaries: NrqlDictionaries): ResultRow {
   const typed = JSON.parse(typedJson) as Record<string, PlainValue>;
   if (query.source.kind === 'timeslices') {
     const appId = typed.appId as number;
@@ -374,6 +389,8 @@ function wholeRow(query: AnalyzedRows, timeMs: number, typedJson: string, maps: 
   const merged: ResultRow = {};
   for (const map of [...maps].reverse()) if (map) Object.assign(merged, JSON.parse(map) as object);
   for (const [name, value] of Object.entries(typed)) if (value !== null && !name.startsWith('@')) merged[name] = value;
+  // Agents name the event type in a `type` intrinsic; New Relic keeps it as the event type, not as an attribute.
+  if (merged.type === eventType) delete merged.type;
   const appId = typed[EVENT_ID_FIELDS.appId] as number | null;
   if (appId) {
     merged.appId = appId;

@@ -5,7 +5,9 @@ import { quoteNrqlString } from './literals.js';
 /**
  * The canonical text of a query: keywords upper case, clauses in one fixed order, single
  * spaces, only the parentheses the tree needs. `parse(format(q))` gives `q` back (spans aside),
- * so the text serves as a cache key, a saved query or the answer of an EXPLAIN.
+ * so the text serves as a cache key, a saved query or the answer of an EXPLAIN. (It can be a
+ * little longer than the text parsed: labels gain quotes, `.5` becomes `0.5`; a query close to
+ * the 4096-character limit may print past it.)
  */
 export function format(query: Query): string {
   if (query.kind === 'showEventTypes') {

@@ -36,6 +36,8 @@ export interface LoweredAggregate {
   readonly decode?: DictionaryName;
   /** A list output's length limit (`uniques(x, 50)`). */
   readonly listLimit?: number;
+  /** Values (or list items) arrive as JSON text, keeping the type the sender gave them. */
+  readonly json?: boolean;
   /** Which function ranks facets when this is the first aggregate (§3 FACET). */
   readonly rank: 'value' | 'frequency';
 }
@@ -147,7 +149,9 @@ function listOrLatest(fn: 'distinct' | 'latest' | 'earliest', canonical: string)
     lower(args, call, ctx, set) {
       const arg = exprArg(args, 0, call);
       if (arg.kind === 'star' || ctx.isTimesliceValue(arg)) throw badArgs(call, 'takes an attribute', arg.span);
-      const row = ctx.row(arg, 'any');
+      // As JSON text, so a number sent as a number comes back as one.
+      const row = ctx.row(arg, 'json');
+      const json = row.expr.kind === 'field' && row.expr.type === 'json';
       let listLimit: number | undefined;
       if (fn === 'distinct') {
         listLimit = UNIQUES_DEFAULT_LIMIT;
@@ -166,6 +170,7 @@ function listOrLatest(fn: 'distinct' | 'latest' | 'earliest', canonical: string)
         key: attributeKey(canonical, arg, ctx),
         ...(row.decode ? { decode: row.decode } : {}),
         ...(listLimit !== undefined ? { listLimit } : {}),
+        ...(json ? { json } : {}),
         rank: 'frequency',
       };
     },

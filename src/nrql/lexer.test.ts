@@ -42,13 +42,13 @@ function lexFails(text: string, code: string, message: string, span: { start: nu
 test('words keep their spelling and spans; keywords are words too', () => {
   const tokens = lex('select Count(*) FROM Transaction');
   assert.deepEqual(tokens, [
-    { kind: 'word', text: 'select', span: { start: 0, end: 6 } },
-    { kind: 'word', text: 'Count', span: { start: 7, end: 12 } },
+    { kind: 'word', text: 'select', lower: 'select', span: { start: 0, end: 6 } },
+    { kind: 'word', text: 'Count', lower: 'count', span: { start: 7, end: 12 } },
     { kind: 'symbol', symbol: '(', span: { start: 12, end: 13 } },
     { kind: 'symbol', symbol: '*', span: { start: 13, end: 14 } },
     { kind: 'symbol', symbol: ')', span: { start: 14, end: 15 } },
-    { kind: 'word', text: 'FROM', span: { start: 16, end: 20 } },
-    { kind: 'word', text: 'Transaction', span: { start: 21, end: 32 } },
+    { kind: 'word', text: 'FROM', lower: 'from', span: { start: 16, end: 20 } },
+    { kind: 'word', text: 'Transaction', lower: 'transaction', span: { start: 21, end: 32 } },
     { kind: 'end', span: { start: 32, end: 32 } },
   ]);
 });

@@ -8,7 +8,8 @@ export type SymbolText = '=' | '!=' | '<>' | '<' | '<=' | '>' | '>=' | '+' | '-'
  * keywords depends on where they stand, so the parser decides.
  */
 export type Token =
-  | { readonly kind: 'word'; readonly text: string; readonly span: Span }
+  /** `lower`: the text in lower case, what keywords are compared with. */
+  | { readonly kind: 'word'; readonly text: string; readonly lower: string; readonly span: Span }
   /** `` `Logged-in user` ``: always a name, never a keyword. */
   | { readonly kind: 'quotedName'; readonly name: string; readonly span: Span }
   /** `'…'`, or `r'…'` (`raw`) whose backslashes are kept. */
@@ -47,26 +48,27 @@ export function lex(text: string): Token[] {
   const tokens: Token[] = [];
   let i = 0;
   while (i < text.length) {
-    const c = text[i]!;
-    if (isSpace(c)) {
+    const c = text.charCodeAt(i);
+    if (isSpace(c, text, i)) {
       i++;
     } else if (isWordStart(c)) {
-      if ((c === 'r' || c === 'R') && text[i + 1] === "'") {
+      if ((c === R || c === R_UPPER) && text.charCodeAt(i + 1) === QUOTE) {
         const { value, end } = readQuoted(text, i + 1, "'", true);
         tokens.push({ kind: 'string', value, raw: true, span: { start: i, end } });
         i = end;
       } else {
         const end = wordEnd(text, i);
-        tokens.push({ kind: 'word', text: text.slice(i, end), span: { start: i, end } });
+        const word = text.slice(i, end);
+        tokens.push({ kind: 'word', text: word, lower: word.toLowerCase(), span: { start: i, end } });
         i = end;
       }
-    } else if (isDigit(c) || (c === '.' && isDigit(text[i + 1]))) {
+    } else if (isDigit(c) || (c === DOT && isDigit(text.charCodeAt(i + 1)))) {
       i = readNumber(text, i, tokens);
-    } else if (c === "'") {
+    } else if (c === QUOTE) {
       const { value, end } = readQuoted(text, i, "'", false);
       tokens.push({ kind: 'string', value, raw: false, span: { start: i, end } });
       i = end;
-    } else if (c === '`') {
+    } else if (c === BACKTICK) {
       const { value, end } = readQuoted(text, i, '`', false);
       tokens.push({ kind: 'quotedName', name: value, span: { start: i, end } });
       i = end;
@@ -84,6 +86,15 @@ export function lex(text: string): Token[] {
   return tokens;
 }
 
+// Character codes: the lexer looks at UTF-16 units as numbers (`charCodeAt` past the end is NaN,
+// which no test below matches).
+const DOT = 46;
+const COLON = 58;
+const QUOTE = 39;
+const BACKTICK = 96;
+const R = 114;
+const R_UPPER = 82;
+
 function symbolAt(text: string, i: number): SymbolText | undefined {
   const c = text[i]!;
   const next = text[i + 1];
@@ -93,49 +104,50 @@ function symbolAt(text: string, i: number): SymbolText | undefined {
   return ONE_CHAR_SYMBOLS.has(c) ? (c as SymbolText) : undefined;
 }
 
-function isSpace(c: string): boolean {
-  return c === ' ' || c === '\n' || c === '\t' || c === '\r' || (c > '~' && /\s/.test(c)) || c === '\f' || c === '\v';
+/** Space, tab, line breaks, and any other Unicode white space (a pasted no-break space). */
+function isSpace(c: number, text: string, i: number): boolean {
+  return c === 32 || (c >= 9 && c <= 13) || (c > 126 && /\s/.test(text[i]!));
 }
 
-function isWordStart(c: string | undefined): boolean {
-  return c !== undefined && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c === '_');
+function isWordStart(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95;
 }
 
-function isDigit(c: string | undefined): boolean {
-  return c !== undefined && c >= '0' && c <= '9';
+function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
 }
 
-function isWordPart(c: string | undefined): boolean {
+function isWordPart(c: number): boolean {
   return isWordStart(c) || isDigit(c);
 }
 
 function wordEnd(text: string, start: number): number {
   let i = start + 1;
   for (;;) {
-    const c = text[i];
+    const c = text.charCodeAt(i);
     if (isWordPart(c)) i++;
-    else if (c === '.' && isWordPart(text[i + 1])) i += 2;
-    else if (c === ':' && isWordStart(text[i + 1])) i += 2;
+    else if (c === DOT && isWordPart(text.charCodeAt(i + 1))) i += 2;
+    else if (c === COLON && isWordStart(text.charCodeAt(i + 1))) i += 2;
     else return i;
   }
 }
 
 function readNumber(text: string, start: number, tokens: Token[]): number {
   let i = start;
-  while (isDigit(text[i])) i++;
+  while (isDigit(text.charCodeAt(i))) i++;
   let integer = true;
-  if (text[i] === '.' && isDigit(text[i + 1])) {
+  if (text.charCodeAt(i) === DOT && isDigit(text.charCodeAt(i + 1))) {
     integer = false;
     i++;
-    while (isDigit(text[i])) i++;
+    while (isDigit(text.charCodeAt(i))) i++;
   }
   const e = text[i];
   if (e === 'e' || e === 'E') {
     const signed = text[i + 1] === '+' || text[i + 1] === '-';
-    if (isDigit(text[i + (signed ? 2 : 1)])) {
+    if (isDigit(text.charCodeAt(i + (signed ? 2 : 1)))) {
       integer = false;
       i += signed ? 2 : 1;
-      while (isDigit(text[i])) i++;
+      while (isDigit(text.charCodeAt(i))) i++;
     }
   }
   const span = { start, end: i };

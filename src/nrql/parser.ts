@@ -685,7 +685,7 @@ class Parser {
   }
 
   private lower(token: Token): string {
-    return token.kind === 'word' ? token.text.toLowerCase() : '';
+    return token.kind === 'word' ? token.lower : '';
   }
 
   private lowerAt(ahead: number): string {
@@ -693,7 +693,7 @@ class Parser {
   }
 
   private isWord(token: Token, word: string): boolean {
-    return token.kind === 'word' && token.text.length === word.length && token.text.toLowerCase() === word;
+    return token.kind === 'word' && token.lower === word;
   }
 
   private atWord(word: string): boolean {

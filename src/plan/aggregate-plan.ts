@@ -54,7 +54,7 @@ export interface RowOrder { readonly expr: RowExpr; readonly descending: boolean
 
 /**
  * "List these rows of this account over this window": NRQL `SELECT *` and attribute lists.
- * `columns` are the expressions wanted per row; `all` asks for every attribute each row has
+ * `columns` are the expressions wanted per row; `all` also asks for every attribute each row has
  * (the SQL layer returns the row's attribute maps and typed columns, the shape stage merges them).
  */
 export interface RowsPlan {
@@ -63,7 +63,8 @@ export interface RowsPlan {
   readonly accountId: number | readonly number[];
   readonly window: TimeWindow;
   readonly where: Predicate;
-  readonly columns: readonly RowExpr[] | 'all';
+  readonly columns: readonly RowExpr[];
+  readonly all: boolean;
   readonly orderBy: readonly RowOrder[];
   readonly limit: number;
   readonly offset: number;

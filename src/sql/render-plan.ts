@@ -66,9 +66,9 @@ export function renderAggregatePlan(plan: AggregatePlan, dialect: Dialect): Rend
 }
 
 /**
- * Renders a rows plan: the newest rows first unless ordered otherwise. With `columns: 'all'`
- * each row comes as its time, event type, typed columns as a JSON object and its attribute maps;
- * the shape stage merges them into one attribute object.
+ * Renders a rows plan: the newest rows first unless ordered otherwise. Columns: the row's time,
+ * then with `all` its event type, typed columns as a JSON object and its attribute maps (the
+ * shape stage merges them into one attribute object), then the wanted `columns`.
  */
 export function renderRowsPlan(plan: RowsPlan, dialect: Dialect): RenderedSql {
   const { params, bind } = binder(dialect);
@@ -78,13 +78,14 @@ export function renderRowsPlan(plan: RowsPlan, dialect: Dialect): RenderedSql {
   let select: string[];
   let from: string;
   let scope: Scope;
-  if (plan.columns === 'all') {
-    const mapCount = Math.max(0, ...source.branches.map((b) => b.attributeMaps.length));
+  if (plan.all) {
+    const mapCount = rowMapCount(plan);
     const parts = (branch: SourceBranch, s: Scope) => [
       `${dialect.epochMs(q(branch.timeColumn))} AS ${q(ROW_TIME_COLUMN)}`,
       `${bind(branch.eventType)} AS ${q(ROW_TYPE_COLUMN)}`,
       `${dialect.jsonObject(Object.entries(branch.typed).map(([name, column]) => [bind(name), q(column.column)] as const))} AS ${q(ROW_TYPED_COLUMN)}`,
       ...Array.from({ length: mapCount }, (_, i) => `${branch.attributeMaps[i] ? q(branch.attributeMaps[i]!) : 'NULL'} AS ${q(ROW_MAP_COLUMN(i))}`),
+      ...plan.columns.map((e, i) => `${renderRow(e, s)} AS ${q(ROW_VALUE_COLUMN(i))}`),
       ...orderLeaves.map((e, i) => `${renderRow(e, s)} AS ${q(`o${i}`)}`),
     ];
     const branches = source.branches.map((branch) => {
@@ -92,7 +93,10 @@ export function renderRowsPlan(plan: RowsPlan, dialect: Dialect): RenderedSql {
       return `SELECT ${parts(branch, s).join(', ')} FROM ${q(branch.table)} WHERE ${branchConditions(plan, branch, s).join(' AND ')}`;
     });
     from = `FROM (${branches.join(' UNION ALL ')}) AS ${q('source')}`;
-    select = [q(ROW_TIME_COLUMN), q(ROW_TYPE_COLUMN), q(ROW_TYPED_COLUMN), ...Array.from({ length: mapCount }, (_, i) => q(ROW_MAP_COLUMN(i)))];
+    select = [
+      q(ROW_TIME_COLUMN), q(ROW_TYPE_COLUMN), q(ROW_TYPED_COLUMN), ...Array.from({ length: mapCount }, (_, i) => q(ROW_MAP_COLUMN(i))),
+      ...plan.columns.map((_e, i) => q(ROW_VALUE_COLUMN(i))),
+    ];
     scope = projectedScope(dialect, bind, [], () => '');
   } else {
     const rendered = renderFrom(plan, source, [...plan.columns, ...orderLeaves], dialect, bind);
@@ -101,15 +105,20 @@ export function renderRowsPlan(plan: RowsPlan, dialect: Dialect): RenderedSql {
     select = [`${dialect.epochMs(s.timeSql)} AS ${q(ROW_TIME_COLUMN)}`, ...plan.columns.map((e, i) => `${renderRow(e, s)} AS ${q(ROW_VALUE_COLUMN(i))}`)];
     from = rendered.from();
   }
-  // With `all`, each branch computed the order expressions as o0, o1…
-  const orderSql = (o: RowsPlan['orderBy'][number], i: number) => (plan.columns === 'all' ? q(`o${i}`) : renderRow(o.expr, scope));
+  // With `all`, each branch computed the order expressions as o0, o1….
+  const orderSql = (o: RowsPlan['orderBy'][number], i: number) => (plan.all ? q(`o${i}`) : renderRow(o.expr, scope));
   const order = plan.orderBy.length > 0
     ? plan.orderBy.map((o, i) => `${orderSql(o, i)} ${o.descending ? 'DESC' : 'ASC'} NULLS LAST`)
-    : [`${plan.columns === 'all' ? q(ROW_TIME_COLUMN) : scope.timeSql} DESC`];
+    : [`${plan.all ? q(ROW_TIME_COLUMN) : scope.timeSql} DESC`];
   return {
     sql: [`SELECT ${select.join(', ')}`, from, `ORDER BY ${order.join(', ')}`, `LIMIT ${bind(plan.limit)} OFFSET ${bind(plan.offset)}`].join('\n'),
     params,
   };
+}
+
+/** How many attribute-map columns a rows plan with `all` returns (the most any of its branches has). */
+export function rowMapCount(plan: RowsPlan): number {
+  return Math.max(0, ...physicalSource(plan.source).branches.map((b) => b.attributeMaps.length));
 }
 
 function binder(dialect: Dialect): { params: SqlParam[]; bind: Bind } {
