@@ -40,10 +40,10 @@ test('round trip: parse(format(q)) is q for random trees, and format is idempote
       assert.equal(format(parsed), text);
       checked++;
     }),
-    runs(4000),
+    runs(2500),
   );
   t.diagnostic(`round trip: ${checked} generated queries`);
-  assert.ok(checked > 3000, `only ${checked} generated queries were short enough`);
+  assert.ok(checked > 2000, `only ${checked} generated queries were short enough`);
 });
 
 test('round trip: the worked examples and query patterns print canonically and parse back', () => {
@@ -65,7 +65,10 @@ function check(text: string): 'query' | NrqlErrorCode {
     const q = parse(text);
     outcome = 'query';
     assertSpansWithin(q, text.length);
-    const again = parse(format(q));
+    const canonical = format(q);
+    // The canonical text can be longer than the text read (`AS x` gains quotes, `.5` becomes
+    // `0.5`); past the length limit it cannot be read back, by design.
+    const again = canonical.length < MAX_QUERY_LENGTH ? parse(canonical) : q;
     if (!sameIgnoringSpans(again, q)) assert.deepEqual(stripSpans(again), stripSpans(q), `round trip of ${JSON.stringify(text)}`);
   } catch (error) {
     if (error instanceof assert.AssertionError) throw error;
