@@ -80,6 +80,7 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
     decoder = config.ingestWorkers > 0 ? new WorkerDecoderPool(config.ingestWorkers) : inlineDecoder;
     let collectorPort = config.collectorPort;
     collector = buildCollector({
+      keyTransactionApdex: (appId) => Object.fromEntries(entities.keyTransactions.forApplication(appId).map((k) => [k.metricName, k.apdexT])),
       catalog, writer, metrics, clock, logger, decoder,
       publicPort: () => collectorPort,
       eventHarvestPeriodMs: config.eventHarvestPeriodMs,

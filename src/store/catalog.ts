@@ -357,7 +357,9 @@ export class Catalog {
         await conn.run('BEGIN TRANSACTION');
         try {
           for (const table of APPLICATION_DATA_TABLES) await conn.run(`DELETE FROM ${table} WHERE app_id = $1`, [id]);
-          for (const table of ['instances', 'hosts']) await conn.run(`DELETE FROM ${table} WHERE app_id = $1`, [id]);
+          for (const table of ['instances', 'hosts', 'key_transactions']) await conn.run(`DELETE FROM ${table} WHERE app_id = $1`, [id]);
+          // The browser side of the application goes with it; a standalone browser application has no APM id.
+          await conn.run('DELETE FROM browser_applications WHERE apm_app_id = $1', [id]);
           await conn.run('DELETE FROM applications WHERE id = $1', [id]);
           await conn.run('COMMIT');
         } catch (error) {

@@ -105,4 +105,9 @@ export class KeyTransactions {
   list(accountId: number): KeyTransaction[] {
     return [...this.byId.values()].filter((kt) => kt.accountId === accountId);
   }
+
+  /** An application's key transactions (their agents get each one's Apdex T at connect). */
+  forApplication(appId: number): KeyTransaction[] {
+    return [...this.byId.values()].filter((kt) => kt.appId === appId);
+  }
 }

@@ -30,6 +30,8 @@ export interface CollectorDeps {
   readonly eventHarvestPeriodMs?: number;
   readonly https?: { readonly key: string; readonly cert: string };
   readonly logger?: FastifyBaseLogger;
+  /** Apdex T per key transaction of an application (by transaction metric name), handed out at connect. */
+  readonly keyTransactionApdex?: (appId: number) => Readonly<Record<string, number>>;
 }
 
 /** Per-minute event limits the collector grants; the same numbers New Relic's collector hands out. */
@@ -127,7 +129,7 @@ export function buildCollector(deps: CollectorDeps): FastifyInstance {
       if (method === 'connect') {
         const facts = parseConnectFacts(await decodeAgentBody(raw, request.headers['content-encoding']), request.headers['user-agent']);
         const { run, primary } = await deps.catalog.connect(accountId, facts);
-        return { return_value: connectReply(run, primary.id, primary.apdexT, deps.eventHarvestPeriodMs ?? 5_000) };
+        return { return_value: connectReply(run, primary.id, primary.apdexT, deps.eventHarvestPeriodMs ?? 5_000, deps.keyTransactionApdex?.(primary.id) ?? {}) };
       }
 
       const runId = param('run_id');
@@ -204,7 +206,7 @@ export function parseConnectFacts(body: unknown, userAgent: string | undefined):
   };
 }
 
-function connectReply(run: AgentRun, appId: number, apdexT: number, periodMs: number): Record<string, unknown> {
+function connectReply(run: AgentRun, appId: number, apdexT: number, periodMs: number, keyTransactionApdex: Readonly<Record<string, number>>): Record<string, unknown> {
   const perPeriod = (perMinute: number) => Math.max(1, Math.round((perMinute * periodMs) / 60_000));
   return {
     agent_run_id: run.runId,
@@ -215,6 +217,8 @@ function connectReply(run: AgentRun, appId: number, apdexT: number, periodMs: nu
     primary_application_id: String(appId),
     trusted_account_key: String(run.accountId),
     apdex_t: apdexT,
+    // Agents classify a key transaction's Apdex (Apdex/… and its share of Apdex) by its own T.
+    web_transactions_apdex: keyTransactionApdex,
     collect_errors: true,
     collect_traces: true,
     collect_error_events: true,
