@@ -63,8 +63,8 @@ test('identifiers: letters, digits, _, and . or : between name characters', () =
   // …but a colon before a letter continues it (documented in lex).
   assert.deepEqual(kinds('exclusiveTime:true'), ['word:exclusiveTime:true', 'end']);
   assert.deepEqual(kinds('1abc x2'), ['int:1', 'word:abc', 'word:x2', 'end']);
-  lexFails('a.', NRQL_ERROR_CODES.SYNTAX, "Error at line 1 position 2, unexpected '.'", { start: 1, end: 2 });
-  lexFails('a .b', NRQL_ERROR_CODES.SYNTAX, "Error at line 1 position 3, unexpected '.'", { start: 2, end: 3 });
+  lexFails('a.', NRQL_ERROR_CODES.SYNTAX, "Error at line 1 position 2, unexpected '.'; expected a name, number, string or operator", { start: 1, end: 2 });
+  lexFails('a .b', NRQL_ERROR_CODES.SYNTAX, "Error at line 1 position 3, unexpected '.'; expected a name, number, string or operator", { start: 2, end: 3 });
 });
 
 test('backtick names: anything inside, a doubled backtick is one', () => {
@@ -106,10 +106,10 @@ test('numbers: integers, decimals, leading dot, exponents; integer means digits 
   // An `e` without digits is a word; a dot without digits is not part of the number.
   assert.deepEqual(kinds('1e 2E+x'), ['int:1', 'word:e', 'int:2', 'word:E', '+', 'word:x', 'end']);
   assert.deepEqual(kinds('1.2.3'), ['number:1.2', 'number:0.3', 'end']);
-  lexFails('1.', NRQL_ERROR_CODES.SYNTAX, "Error at line 1 position 2, unexpected '.'", { start: 1, end: 2 });
-  lexFails('LIMIT 1e999', NRQL_ERROR_CODES.SYNTAX, "Error at line 1 position 7, number out of range '1e999'", { start: 6, end: 11 });
+  lexFails('1.', NRQL_ERROR_CODES.SYNTAX, "Error at line 1 position 2, unexpected '.'; expected a name, number, string or operator", { start: 1, end: 2 });
+  lexFails('LIMIT 1e999', NRQL_ERROR_CODES.SYNTAX, "Error at line 1 position 7, number out of range '1e999'; expected a number below 1.8e308", { start: 6, end: 11 });
   const huge = '9'.repeat(400);
-  lexFails(huge, NRQL_ERROR_CODES.SYNTAX, `Error at line 1 position 1, number out of range '${'9'.repeat(40)}…'`, { start: 0, end: 400 });
+  lexFails(huge, NRQL_ERROR_CODES.SYNTAX, `Error at line 1 position 1, number out of range '${'9'.repeat(40)}…'; expected a number below 1.8e308`, { start: 0, end: 400 });
 });
 
 test('operators, with <> and the two-character comparisons', () => {
@@ -122,10 +122,10 @@ test('operators, with <> and the two-character comparisons', () => {
 
 test('whitespace of any kind separates tokens; unknown characters are refused with their position', () => {
   assert.deepEqual(kinds('a\tb\r\nc\u00a0d\u2003e'), ['word:a', 'word:b', 'word:c', 'word:d', 'word:e', 'end']);
-  lexFails('WHERE a = "x"', NRQL_ERROR_CODES.SYNTAX, 'Error at line 1 position 11, unexpected \'"\'', { start: 10, end: 11 });
-  lexFails('a != !b', NRQL_ERROR_CODES.SYNTAX, "Error at line 1 position 6, unexpected '!'", { start: 5, end: 6 });
-  lexFails('SELECT x\nFROM 😀', NRQL_ERROR_CODES.SYNTAX, "Error at line 2 position 6, unexpected '😀'", { start: 14, end: 16 });
-  lexFails('x # comment', NRQL_ERROR_CODES.SYNTAX, "Error at line 1 position 3, unexpected '#'", { start: 2, end: 3 });
+  lexFails('WHERE a = "x"', NRQL_ERROR_CODES.SYNTAX, "Error at line 1 position 11, unexpected '\"'; expected a string in single quotes or a name in backticks", { start: 10, end: 11 });
+  lexFails('a != !b', NRQL_ERROR_CODES.SYNTAX, "Error at line 1 position 6, unexpected '!'; expected a name, number, string or operator", { start: 5, end: 6 });
+  lexFails('SELECT x\nFROM 😀', NRQL_ERROR_CODES.SYNTAX, "Error at line 2 position 6, unexpected '😀'; expected a name, number, string or operator", { start: 14, end: 16 });
+  lexFails('x # comment', NRQL_ERROR_CODES.SYNTAX, "Error at line 1 position 3, unexpected '#'; expected a name, number, string or operator", { start: 2, end: 3 });
   assert.deepEqual(lex(''), [{ kind: 'end', span: { start: 0, end: 0 } }]);
   assert.deepEqual(lex('  \n '), [{ kind: 'end', span: { start: 4, end: 4 } }]);
 });

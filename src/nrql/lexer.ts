@@ -76,7 +76,9 @@ export function lex(text: string): Token[] {
       const symbol = symbolAt(text, i);
       if (symbol === undefined) {
         const width = String.fromCodePoint(text.codePointAt(i)!).length;
-        throw lexError(text, { start: i, end: i + width }, `unexpected '${text.slice(i, i + width)}'`);
+        // SQL habits write "…" for strings or names; say what NRQL uses instead.
+        const expected = c === DOUBLE_QUOTE ? "a string in single quotes or a name in backticks" : 'a name, number, string or operator';
+        throw lexError(text, { start: i, end: i + width }, `unexpected '${text.slice(i, i + width)}'; expected ${expected}`);
       }
       tokens.push({ kind: 'symbol', symbol, span: { start: i, end: i + symbol.length } });
       i += symbol.length;
@@ -91,6 +93,7 @@ export function lex(text: string): Token[] {
 const DOT = 46;
 const COLON = 58;
 const QUOTE = 39;
+const DOUBLE_QUOTE = 34;
 const BACKTICK = 96;
 const R = 114;
 const R_UPPER = 82;
@@ -152,7 +155,7 @@ function readNumber(text: string, start: number, tokens: Token[]): number {
   }
   const span = { start, end: i };
   const value = Number(text.slice(start, i));
-  if (!Number.isFinite(value)) throw lexError(text, span, `number out of range '${shorten(text.slice(start, i))}'`);
+  if (!Number.isFinite(value)) throw lexError(text, span, `number out of range '${shorten(text.slice(start, i))}'; expected a number below 1.8e308`);
   tokens.push({ kind: 'number', value, integer, span });
   return i;
 }
