@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ManualClock, rest, startTestServer } from '../helpers/rest-fixture.js';
-import { TEST_LICENSE_KEY } from '../helpers/test-server.js';
+import { TEST_API_KEY, TEST_LICENSE_KEY } from '../helpers/test-server.js';
 import { NOW_MS } from './rest-scenario.js';
 
 /*
@@ -37,7 +37,16 @@ test('Mobile events sent through the Event API are what REST v2 summarises and c
   assert.deepEqual(app.crash_summary, { supports_crash_data: true, unresolved_crash_count: 1, crash_count: 1, crash_rate: 33.3 });
   assert.deepEqual([app.reporting, app.last_reported_at, app.health_status], [true, '2024-03-05T14:27:05+00:00', 'red']);
 
-  const data = (await rest(ts, 'GET', `/v2/mobile_applications/${id}/metrics/data.json?names[]=Session/Start&names[]=Mobile/Crash/All&values[]=call_count&from=2024-03-05T14:24:00Z&to=2024-03-05T14:28:00Z`)).json();
-  assert.deepEqual((data.metric_data.metrics as { timeslices: { values: { call_count: number } }[] }[]).map((m) => m.timeslices.map((s) => s.values.call_count)),
-    [[1, 1, 0, 1], [0, 0, 0, 1]]);
+  const reply = await rest(ts, 'GET', `/v2/mobile_applications/${id}/metrics/data.json?names[]=Session/Start&names[]=Mobile/Crash/All&values[]=call_count&from=2024-03-05T14:24:00Z&to=2024-03-05T14:28:00Z`);
+  const counts = (reply.json().metric_data.metrics as { timeslices: { values: { call_count: number } }[] }[]).map((m) => m.timeslices.map((s) => s.values.call_count));
+  assert.deepEqual(counts, [[1, 1, 0, 1], [0, 0, 0, 1]]);
+
+  // Each metric's X-Timeslice-NRQL, run by the NRQL engine over the same events, gives the same counts.
+  const lines = reply.headers['x-timeslice-nrql'] as string[];
+  assert.equal(lines.length, 2);
+  for (const [i, line] of lines.entries()) {
+    const answer = await ts.server.api.inject({ method: 'POST', url: '/timeslice/v1/nrql', headers: { 'api-key': TEST_API_KEY }, payload: { query: line } });
+    assert.equal(answer.statusCode, 200, answer.body);
+    assert.deepEqual((JSON.parse(answer.body).results as { call_count: number }[]).map((r) => r.call_count), counts[i], line);
+  }
 });

@@ -114,7 +114,7 @@ async function metricData(deps: MetricRouteDeps, ctx: RestContext, scope: Metric
  * line is sent percent-encoded and `X-Timeslice-NRQL-Encoding: uri` says so. Lines beyond the
  * byte budget are left out and counted in `X-Timeslice-NRQL-Omitted`.
  */
-function nrqlHeaders(queries: readonly (string | undefined)[]): Record<string, string | string[]> {
+export function nrqlHeaders(queries: readonly (string | undefined)[]): Record<string, string | string[]> {
   const present = queries.filter((q): q is string => q !== undefined);
   const encode = present.some((q) => !/^[\x20-\x7e]*$/.test(q));
   const lines: string[] = [];

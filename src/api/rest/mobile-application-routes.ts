@@ -9,6 +9,7 @@ import { ENTITY_PAGE_SIZE, idsFilter, pathId } from './id-params.js';
 import { paginate, parsePage } from './link-header.js';
 import { shapeMetricData } from './metric-data/metric-data-shape.js';
 import { MAX_SLICES, METRIC_NAMES_PER_PAGE } from './metric-routes.js';
+import { nrqlHeaders } from './metric-routes.js';
 import { MOBILE_METRICS, mobileMetricNames, mobileSummaries, planMobileMetricData, type MobileSummary } from './mobile-data.js';
 import { threeSignificant } from './number-format.js';
 import { RestError } from './rest-error.js';
@@ -105,6 +106,7 @@ export function registerMobileApplicationRoutes(app: FastifyInstance, deps: Mobi
         slices: window.slices,
         summarize: window.summarize,
       }),
+      headers: nrqlHeaders(planned.metrics.map((m) => m.nrql)),
     };
   });
 }
