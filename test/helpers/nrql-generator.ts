@@ -19,7 +19,7 @@ export interface NrqlArbitraries {
   readonly expr: fc.Arbitrary<Expr>;
   readonly condition: fc.Arbitrary<Condition>;
   readonly timePoint: fc.Arbitrary<TimePoint>;
-  /** `format` of `query`: valid query text in canonical form. */
+  /** `format` of `query`: valid query text in canonical form (now and then past the 4096-character limit). */
   readonly text: fc.Arbitrary<string>;
 }
 
