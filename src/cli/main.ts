@@ -25,6 +25,7 @@ Options (query):
   --json                   print NerdGraph's result container as JSON instead of a table
   --url <url>              the service's HTTP API    (TIMESLICE_URL, default http://127.0.0.1:<TIMESLICE_PORT or 3000>)
   --api-key <key>          a user API key            (TIMESLICE_API_KEY)
+  --data <dir>             read a data directory directly instead (only while no service runs on it)
   --timeout <seconds>      statement timeout         (default 30)
 
 Environment: TIMESLICE_API_KEY and TIMESLICE_LICENSE_KEY set account 1's keys (emulator mode).
@@ -59,7 +60,7 @@ export async function run(argv: readonly string[]): Promise<number> {
           args: [...rest],
           allowPositionals: true,
           options: {
-            account: { type: 'string' }, json: { type: 'boolean' }, url: { type: 'string' }, 'api-key': { type: 'string' },
+            account: { type: 'string' }, json: { type: 'boolean' }, url: { type: 'string' }, 'api-key': { type: 'string' }, data: { type: 'string' },
             timeout: { type: 'string' }, help: { type: 'boolean', short: 'h' },
           },
           strict: true,
@@ -73,6 +74,7 @@ export async function run(argv: readonly string[]): Promise<number> {
           url: values.url ?? process.env.TIMESLICE_URL ?? `http://127.0.0.1:${process.env.TIMESLICE_PORT || '3000'}`,
           apiKey: values['api-key'] ?? process.env.TIMESLICE_API_KEY,
           json: values.json ?? false,
+          ...(values.data !== undefined ? { dataDir: values.data } : {}),
           ...(values.account !== undefined ? { accountId: Number(values.account) } : {}),
           ...(values.timeout !== undefined ? { timeoutSeconds: Number(values.timeout) } : {}),
         });

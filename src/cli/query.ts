@@ -1,14 +1,51 @@
-import { NRQL_ROUTE } from '../api/nrql-route.js';
-import type { NrqlAnswer } from '../nrql/nrql-engine.js';
+import { join } from 'node:path';
+import { NRQL_ROUTE, nrqlErrorBody } from '../api/nrql-route.js';
+import { systemClock } from '../clock.js';
+import { storeDictionaries } from '../nrql/dictionaries.js';
+import { NrqlEngine, type NrqlAnswer } from '../nrql/nrql-engine.js';
+import { NrqlError } from '../nrql/nrql-error.js';
+import { BatchWriter } from '../store/batch-writer.js';
+import { Catalog } from '../store/catalog.js';
+import { Database } from '../store/database.js';
+import { MetricIndex } from '../store/metric-index.js';
+import { DuckDbPlanExecutor } from '../store/plan-executor.js';
 
 export interface QueryCommandOptions {
   readonly query: string;
   /** Base URL of a running service's HTTP API. */
   readonly url: string;
   readonly apiKey: string | undefined;
+  /** Read this data directory directly instead (the service must not be running on it). */
+  readonly dataDir?: string;
   readonly accountId?: number;
   readonly json: boolean;
   readonly timeoutSeconds?: number;
+}
+
+/** Runs the query on a data directory in this process: the same engine the service runs. */
+async function runOnDataDirectory(options: QueryCommandOptions & { dataDir: string }): Promise<{ ok: true; answer: NrqlAnswer } | { ok: false; body: ErrorBody }> {
+  const db = await Database.open({ path: join(options.dataDir, 'timeslice.duckdb'), memoryLimit: '1GB' });
+  const writer = new BatchWriter(db.appendConnection);
+  const executor = new DuckDbPlanExecutor(db);
+  try {
+    const metrics = await MetricIndex.load(db, writer, systemClock);
+    const catalog = await Catalog.load(db, systemClock, { metrics });
+    const engine = new NrqlEngine({ executor, dictionaries: storeDictionaries(catalog, metrics), clock: systemClock });
+    try {
+      const answer = await engine.run(options.query, {
+        accountIds: [options.accountId ?? 1],
+        ...(options.timeoutSeconds !== undefined ? { timeoutMs: options.timeoutSeconds * 1000 } : {}),
+      });
+      return { ok: true, answer };
+    } catch (error) {
+      if (error instanceof NrqlError) return { ok: false, body: nrqlErrorBody(error, options.query) };
+      throw error;
+    }
+  } finally {
+    executor.close();
+    await writer.close();
+    await db.close();
+  }
 }
 
 interface ErrorBody {
@@ -17,6 +54,11 @@ interface ErrorBody {
 
 /** `timeslice query '<NRQL>'`: runs one query on a running service and prints a table or JSON. */
 export async function queryCommand(options: QueryCommandOptions, out: NodeJS.WritableStream = process.stdout, err: NodeJS.WritableStream = process.stderr): Promise<number> {
+  if (options.dataDir !== undefined) {
+    const outcome = await runOnDataDirectory({ ...options, dataDir: options.dataDir });
+    if (!outcome.ok) return printError(outcome.body, options.query, err, 'refused');
+    return printAnswer(outcome.answer, options.json, out);
+  }
   if (!options.apiKey) {
     err.write('timeslice query: no API key; set TIMESLICE_API_KEY or pass --api-key (the user API key printed on first start)\n');
     return 2;
@@ -37,17 +79,23 @@ export async function queryCommand(options: QueryCommandOptions, out: NodeJS.Wri
     return 1;
   }
   const body = await response.json() as NrqlAnswer & ErrorBody;
-  if (!response.ok) {
-    const e = body.error ?? {};
-    const at = e.line !== undefined ? ` (line ${e.line}, column ${e.column})` : '';
-    err.write(`timeslice query: ${e.title ?? `HTTP ${response.status}`}${at}${e.code ? ` [${e.code}]` : ''}\n`);
-    if (e.line !== undefined && e.column !== undefined) {
-      const line = options.query.split('\n')[e.line - 1] ?? '';
-      err.write(`  ${line}\n  ${' '.repeat(Math.max(0, e.column - 1))}^\n`);
-    }
-    return 1;
+  if (!response.ok) return printError(body, options.query, err, `HTTP ${response.status}`);
+  return printAnswer(body, options.json, out);
+}
+
+function printError(body: ErrorBody, query: string, err: NodeJS.WritableStream, fallback: string): number {
+  const e = body.error ?? {};
+  const at = e.line !== undefined ? ` (line ${e.line}, column ${e.column})` : '';
+  err.write(`timeslice query: ${e.title ?? fallback}${at}${e.code ? ` [${e.code}]` : ''}\n`);
+  if (e.line !== undefined && e.column !== undefined) {
+    const line = query.split('\n')[e.line - 1] ?? '';
+    err.write(`  ${line}\n  ${' '.repeat(Math.max(0, e.column - 1))}^\n`);
   }
-  if (options.json) {
+  return 1;
+}
+
+function printAnswer(body: NrqlAnswer, json: boolean, out: NodeJS.WritableStream): number {
+  if (json) {
     const { results, totalResult, otherResult, metadata, nrql } = body;
     out.write(`${JSON.stringify({ results, totalResult, otherResult, metadata, nrql }, null, 2)}\n`);
     return 0;

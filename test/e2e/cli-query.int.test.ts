@@ -83,4 +83,15 @@ describe('timeslice query', () => {
     assert.equal(down.code, 1);
     assert.match(down.stderr, /cannot reach http:\/\/127\.0\.0\.1:9/);
   });
+
+  it('--data reads a data directory directly, once no service holds it', async () => {
+    const query = `SELECT count(*) FROM Transaction WHERE appName = 'checkout' SINCE ${T} UNTIL ${T + 60_000}`;
+    const locked = await cli(['query', '--data', ts.dataDir, query], {});
+    assert.equal(locked.code, 1);
+    assert.match(locked.stderr, /is open in another process/);
+    await ts.server.close();
+    const direct = await cli(['query', '--data', ts.dataDir, '--json', query], {});
+    assert.equal(direct.code, 0, direct.stderr);
+    assert.deepEqual(JSON.parse(direct.stdout).results, [{ count: 3 }]);
+  });
 });
