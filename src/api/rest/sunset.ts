@@ -71,7 +71,7 @@ const SUCCESSORS: readonly (readonly [RegExp, Readonly<Record<string, string>>])
   [/^\/v2\/applications\/[^/]+\/deployments(\/[^/]+)?$/, {
     GET: NRQL("SELECT * FROM ChangeTrackingEvent WHERE category = 'Deployment' AND entity.guid = '<guid>' SINCE 1 WEEK AGO LIMIT 100"),
     POST: 'mutation changeTrackingCreateEvent(changeTrackingEvent: {categoryAndTypeData: {kind: {category: "deployment", type: "basic"}, categoryFields: {deployment: {version}}}, entitySearch: {query: "domainId = \'<id>\' AND domain = \'APM\'"}})',
-    DELETE: 'none: change tracking events are immutable in the graph API; a deployment cannot be deleted',
+    DELETE: 'nothing: change tracking events are immutable in the graph API, so a deployment cannot be deleted',
   }],
   [/^\/v2\/applications\/[^/]+\/(hosts|instances)$/, {
     '*': NRQL("SELECT count(*) FROM Transaction WHERE appId = <id> FACET host SINCE 30 minutes ago"),
