@@ -5,7 +5,8 @@
  *
  * The variants run in interleaved rounds of a fixed length, each round cycling through all the
  * texts as often as fits; a round's figure is texts handled / elapsed. Reported: the median and
- * the range over the rounds. Before timing, every text must parse, and its canonical text must
+ * the range over the rounds, and the median per second of this process's CPU time, the figure
+ * to compare when other work shares the machine. Before timing, every text must parse, and its canonical text must
  * parse back to the same tree; otherwise the benchmark fails.
  */
 import { performance } from 'node:perf_hooks';
@@ -36,6 +37,8 @@ export interface VariantResult {
   readonly maxPerSecond: number;
   /** Mean time per text at the median rate, microseconds. */
   readonly microsPerText: number;
+  /** Median over the rounds, texts per second of CPU time (user + system) of this process. */
+  readonly perCpuSecond: number;
 }
 
 export interface NrqlParserBenchResult {
@@ -60,7 +63,7 @@ export function runNrqlParser(options: NrqlParserBenchOptions = DEFAULT_NRQL_PAR
     lex: (i) => lex(texts[i]!),
     format: (i) => format(trees[i]!),
   };
-  const rates: Record<Variant, number[]> = { parse: [], lex: [], format: [] };
+  const rates: Record<Variant, Rate[]> = { parse: [], lex: [], format: [] };
   for (const variant of VARIANTS) timeRound(work[variant], texts.length, options.warmupMs);
   for (let round = 0; round < options.rounds; round++) {
     for (let k = 0; k < VARIANTS.length; k++) {
@@ -68,10 +71,17 @@ export function runNrqlParser(options: NrqlParserBenchOptions = DEFAULT_NRQL_PAR
       rates[variant].push(timeRound(work[variant], texts.length, options.roundMs));
     }
   }
-  const summary = (r: number[]): VariantResult => {
-    const sorted = [...r].sort((a, b) => a - b);
-    const perSecond = sorted[Math.floor(sorted.length / 2)]!;
-    return { perSecond, minPerSecond: sorted[0]!, maxPerSecond: sorted[sorted.length - 1]!, microsPerText: 1e6 / perSecond };
+  const median = (values: number[]): number => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+  const summary = (r: Rate[]): VariantResult => {
+    const wall = r.map((x) => x.perSecond);
+    const perSecond = median(wall);
+    return {
+      perSecond,
+      minPerSecond: Math.min(...wall),
+      maxPerSecond: Math.max(...wall),
+      microsPerText: 1e6 / perSecond,
+      perCpuSecond: median(r.map((x) => x.perCpuSecond)),
+    };
   };
   return {
     date: new Date().toISOString(),
@@ -83,10 +93,16 @@ export function runNrqlParser(options: NrqlParserBenchOptions = DEFAULT_NRQL_PAR
   };
 }
 
-/** Runs `handle` over the texts, round-robin, for `ms`; returns texts per second. */
-function timeRound(handle: (i: number) => unknown, count: number, ms: number): number {
+interface Rate {
+  readonly perSecond: number;
+  readonly perCpuSecond: number;
+}
+
+/** Runs `handle` over the texts, round-robin, for `ms`; returns texts per second, wall and CPU. */
+function timeRound(handle: (i: number) => unknown, count: number, ms: number): Rate {
   let done = 0;
   let sink = 0;
+  const cpu = process.cpuUsage();
   const started = performance.now();
   let elapsed = 0;
   while (elapsed < ms) {
@@ -94,8 +110,9 @@ function timeRound(handle: (i: number) => unknown, count: number, ms: number): n
     done += count;
     elapsed = performance.now() - started;
   }
+  const used = process.cpuUsage(cpu);
   if (sink !== done) throw new Error('a variant returned nothing');
-  return (done / elapsed) * 1000;
+  return { perSecond: (done / elapsed) * 1000, perCpuSecond: done / ((used.user + used.system) / 1e6) };
 }
 
 /** What `npm run bench -- nrql-parser` runs: the default options, the table printed. */
@@ -112,11 +129,11 @@ export function formatNrqlParserResult(r: NrqlParserBenchResult): string {
     `NRQL parser (${r.date}): ${r.texts} query texts of the reference (E1–E36, §5.3), ${r.meanChars.toFixed(0)} characters on average; ${r.options.rounds} interleaved rounds of ${r.options.roundMs} ms per variant`,
     `  machine: ${m.cpus} CPUs (${m.cpuModel}), ${m.memoryGiB} GiB, Node ${m.node}, load ${m.loadAverage.join(' ')}`,
     '',
-    `  ${'variant'.padEnd(8)} ${'texts/s'.padStart(10)} ${'µs/text'.padStart(8)}  range over rounds`,
+    `  ${'variant'.padEnd(8)} ${'texts/s'.padStart(10)} ${'µs/text'.padStart(8)} ${'texts/CPU s'.padStart(12)}  range over rounds`,
     ...VARIANTS.map((v) => {
       const x = r.variants[v];
-      return `  ${v.padEnd(8)} ${int(x.perSecond).padStart(10)} ${x.microsPerText.toFixed(1).padStart(8)}  ${int(x.minPerSecond)}–${int(x.maxPerSecond)}`;
+      return `  ${v.padEnd(8)} ${int(x.perSecond).padStart(10)} ${x.microsPerText.toFixed(1).padStart(8)} ${int(x.perCpuSecond).padStart(12)}  ${int(x.minPerSecond)}–${int(x.maxPerSecond)}`;
     }),
-    '  (parse includes lexing; format prints trees parsed beforehand)',
+    '  (medians over the rounds; parse includes lexing; format prints trees parsed beforehand)',
   ].join('\n');
 }
