@@ -20,10 +20,15 @@
  *
  * Before timing, each NRQL answer's `results`, `totalResult` and `otherResult` are compared with
  * the raw SQL's rows shaped the same way (numbers within 1e-9 relative, everything else equal);
- * a difference fails the benchmark. Diagnostics timed in the same rounds: `generated SQL` (the
- * engine's one statement through `DuckDbPlanExecutor.run`: DuckDB and reading the columns),
- * `parse + analyze` (`NrqlEngine.explain`), and per case raw variants that show what a choice in
- * the SQL is worth.
+ * a difference fails the benchmark. Diagnostics timed in the same rounds:
+ * - `generated SQL`: the engine's one statement (each of these queries runs one) through
+ *   `DuckDbPlanExecutor.run`, DuckDB and reading the columns; `generated SQL, literals` the same
+ *   text with the parameters written in, run as the raw SQL is;
+ * - `parse + analyze`: `NrqlEngine.explain`;
+ * - per case, other hand-written forms of the raw SQL, and the engine's plan changed as the
+ *   engine could change it (without the ranking `count(*)` a query without FACET never reads;
+ *   with the `filter()` conditions also in WHERE), rendered by `renderAggregatePlan` and run by
+ *   the executor. Each must find the same rows as the generated SQL before it is timed.
  */
 import type { DuckDBConnection, DuckDBMaterializedResult } from '@duckdb/node-api';
 import { resolveServeConfig } from '../src/config.js';
@@ -33,6 +38,7 @@ import { NrqlEngine, type NrqlAnswer } from '../src/nrql/nrql-engine.js';
 import { startServer, type RunningServer } from '../src/server.js';
 import type { RenderedSql } from '../src/sql/dialect.js';
 import type { AggregatePlan } from '../src/plan/aggregate-plan.js';
+import { and, type Predicate } from '../src/plan/expressions.js';
 import { duckdbDialect } from '../src/sql/duckdb-dialect.js';
 import { renderAggregatePlan } from '../src/sql/render-plan.js';
 import { DuckDbPlanExecutor } from '../src/store/plan-executor.js';
@@ -58,7 +64,7 @@ export interface NrqlBenchOptions {
 }
 
 export const DEFAULT_NRQL_OPTIONS: NrqlBenchOptions = {
-  rounds: 20, warmup: 2, shape: DEFAULT_NRQL_STORE_SHAPE, appId: 7, cases: CASE_LABELS, rebuild: false, explain: false,
+  rounds: 30, warmup: 3, shape: DEFAULT_NRQL_STORE_SHAPE, appId: 7, cases: CASE_LABELS, rebuild: false, explain: false,
 };
 
 const ACCOUNT_ID = 1;
@@ -90,6 +96,8 @@ interface BenchCase {
   readonly raw: string;
   /** Other hand-written forms of the same answer, timed as diagnostics. */
   readonly rawVariants: Readonly<Record<string, string>>;
+  /** The engine's plan changed as the engine could change it, rendered and run by the executor (diagnostics). */
+  readonly planVariants: Readonly<Record<string, (plan: AggregatePlan) => AggregatePlan>>;
   expected(raw: RawAnswer): Expected;
   /** Rows of the store the query has to look at (for the report). */
   readonly inputSql: string;
@@ -146,6 +154,7 @@ SELECT -1, NULL, bucket, sum(total) / sum(n) FROM per_bucket WHERE name IS NULL 
     nrql: `SELECT average(duration) FROM Transaction FACET name TIMESERIES AUTO SINCE ${beginMs} UNTIL ${nowMs}`,
     raw: raw(true),
     rawVariants: { 'raw, CTE not materialized': raw(false) },
+    planVariants: {},
     inputSql: `SELECT count(*) AS n FROM transaction_events WHERE account_id = ${ACCOUNT_ID} AND ${window}`,
     expected(answer) {
       const rank = column(answer, 'rank').map(Number);
@@ -189,6 +198,7 @@ SELECT DISTINCT m.name FROM ${ALL_TIMESLICES} t JOIN metric_names m ON m.id = t.
 WHERE t.account_id = ${ACCOUNT_ID} AND ${window('t.ts')} AND t.app_id = ${appId}
 ORDER BY m.name`,
     },
+    planVariants: { 'generated SQL, no count(*)': withoutRankCount },
     inputSql: `SELECT count(*) AS n FROM ${ALL_TIMESLICES} WHERE account_id = ${ACCOUNT_ID} AND ${window('ts')} AND app_id = ${appId}`,
     expected(answer) {
       return { results: [{ 'uniques.metricTimesliceName': [...column(answer, 'name')] }], totalResult: null, otherResult: null };
@@ -220,6 +230,11 @@ ORDER BY bucket NULLS LAST`;
       + `filter(count(newrelic.timeslice.value), WHERE metricTimesliceName = 'Errors/all') AS errors FROM Metric WHERE appId = ${appId} SINCE 1 day ago TIMESERIES`,
     raw: raw(true),
     rawVariants: { 'raw, metrics only in FILTER': raw(false) },
+    planVariants: {
+      'generated SQL, no count(*)': withoutRankCount,
+      'generated SQL, filters OR-ed into WHERE': (plan) => withFiltersInWhere(plan, false),
+      'generated SQL, filters as one IN in WHERE': (plan) => withFiltersInWhere(plan, true),
+    },
     inputSql: `SELECT count(*) AS n FROM ${ALL_TIMESLICES} WHERE account_id = ${ACCOUNT_ID} AND ts >= ${sqlTimestamp(beginMs)} AND ts < ${sqlTimestamp(nowMs)} AND app_id = ${appId}`,
     expected(answer) {
       const bucket = column(answer, 'bucket');
@@ -240,6 +255,49 @@ ORDER BY bucket NULLS LAST`;
       };
     },
   };
+}
+
+// ── what the engine could generate instead ──────────────────────────────────────────────────
+
+/**
+ * The plan without the `count(*)` the analyzer adds to rank facets (`rankBy`) when the first
+ * aggregate does not rank; a query without FACET never reads it.
+ */
+function withoutRankCount(plan: AggregatePlan): AggregatePlan {
+  if (plan.groupBy.length > 0) throw new Error('a FACET query ranks by its count(*)');
+  return { ...plan, aggregates: plan.aggregates.filter((a) => a.fn !== 'countRows' || a.where !== undefined) };
+}
+
+/**
+ * When every aggregate is a `filter()`, rows no filter keeps cannot change the answer of a query
+ * without FACET (a bucket left without rows shapes as counts 0 and nulls, as its filtered
+ * aggregates over other rows do): the plan's WHERE can name them too, as the OR of the filters
+ * or, when they are all `IN` lists on one field, as one `IN` list.
+ */
+function withFiltersInWhere(plan: AggregatePlan, oneIn: boolean): AggregatePlan {
+  const p = withoutRankCount(plan);
+  const filters = [...new Map(p.aggregates.map((a) => [JSON.stringify(a.where), a.where])).values()];
+  if (filters.some((f) => f === undefined)) throw new Error('not every aggregate is filtered');
+  const items = filters as Predicate[];
+  const first = items[0]!;
+  const sameField = items.every((f) => f.kind === 'in' && !f.negated && first.kind === 'in' && JSON.stringify(f.expr) === JSON.stringify(first.expr));
+  if (oneIn && !sameField) throw new Error('the filters are not IN lists on one field');
+  const pushed: Predicate = oneIn && first.kind === 'in'
+    ? { kind: 'in', expr: first.expr, values: [...new Set(items.flatMap((f) => (f.kind === 'in' ? f.values : [])))], negated: false }
+    : { kind: 'or', items };
+  return { ...p, where: and(p.where, pushed) };
+}
+
+/** A result as comparable text: rows in any order, lists in any order, numbers to 12 significant digits. */
+function resultKey(columns: readonly (readonly unknown[])[]): string {
+  const cell = (v: unknown): unknown => {
+    if (typeof v === 'bigint') return Number(v);
+    if (typeof v === 'number') return Number(v.toPrecision(12));
+    if (v !== null && typeof v === 'object' && 'items' in v) return (v.items as unknown[]).map(cell).sort();
+    return v;
+  };
+  const rows = Array.from({ length: columns[0]?.length ?? 0 }, (_, r) => JSON.stringify(columns.map((c) => cell(c[r]))));
+  return rows.sort().join('\n');
 }
 
 // ── running and reading ─────────────────────────────────────────────────────────────────────
@@ -314,7 +372,7 @@ export interface CaseResult {
   readonly inputRows: number;
   readonly resultRows: number;
   readonly valuesChecked: number;
-  /** By variant: `nrql`, `raw`, `generated SQL`, `parse + analyze`, and the case's raw variants. */
+  /** By variant: `nrql`, `raw`, `generated SQL` (also with literals), `parse + analyze`, and the case's diagnostic variants. */
   readonly timings: Readonly<Record<string, Timing>>;
   /** nrql median / raw median. */
   readonly ratio: number;
@@ -369,7 +427,10 @@ export async function runNrqlBench(options: NrqlBenchOptions = DEFAULT_NRQL_OPTI
     for (const c of all.filter((k) => options.cases.includes(k.label))) {
       const analyzed = engine.explain(c.nrql, runOptions).analyzed;
       if (analyzed.kind !== 'aggregate') throw new Error(`${c.label}: expected an aggregate query`);
-      const generatedSql = renderAggregatePlan(mainPlan(analyzed) as AggregatePlan, duckdbDialect);
+      const plan = mainPlan(analyzed) as AggregatePlan;
+      const generatedSql = renderAggregatePlan(plan, duckdbDialect);
+      const planVariants = Object.entries(c.planVariants).map(([name, change]) => [name, renderAggregatePlan(change(plan), duckdbDialect)] as const);
+      const literalSql = inlineParams(generatedSql);
 
       // ── correctness first ──
       const raw = await runRaw(rawConnection, c.raw);
@@ -377,14 +438,22 @@ export async function runNrqlBench(options: NrqlBenchOptions = DEFAULT_NRQL_OPTI
       const valuesChecked = checkAnswer(c.label, await engine.run(c.nrql, runOptions), expected);
       for (const [variant, sql] of Object.entries(c.rawVariants)) checkAnswer(`${c.label} (${variant} as the expectation)`, await engine.run(c.nrql, runOptions), c.expected(await runRaw(rawConnection, sql)));
       const [input] = (await rawConnection.runAndReadAll(c.inputSql)).getRowObjectsJS() as { n: bigint }[];
-      const generatedRows = (await executor.run(generatedSql))[0]?.length ?? 0;
+      const generated = await executor.run(generatedSql);
+      if (resultKey(generated) !== resultKey((await runRaw(rawConnection, literalSql)).columns)) throw new Error(`${c.label}: the generated SQL with literals answers differently`);
+      for (const [name, rendered] of planVariants) {
+        // The variants drop the trailing count(*); the columns before it must be the same.
+        const columns = await executor.run(rendered);
+        if (resultKey(columns) !== resultKey(generated.slice(0, columns.length))) throw new Error(`${c.label}: ${name} answers differently`);
+      }
 
       // ── timing: rounds of every variant, the order rotated each round ──
       const run: Record<string, () => Promise<unknown>> = {
         nrql: () => engine.run(c.nrql, runOptions),
         raw: () => runRaw(rawConnection, c.raw),
         'generated SQL': () => executor.run(generatedSql),
+        'generated SQL, literals': () => runRaw(rawConnection, literalSql),
         'parse + analyze': async () => engine.explain(c.nrql, runOptions),
+        ...Object.fromEntries(planVariants.map(([name, rendered]) => [name, () => executor.run(rendered)])),
         ...Object.fromEntries(Object.entries(c.rawVariants).map(([name, sql]) => [name, () => runRaw(rawConnection, sql)])),
       };
       const variants = Object.keys(run);
@@ -403,13 +472,13 @@ export async function runNrqlBench(options: NrqlBenchOptions = DEFAULT_NRQL_OPTI
       let explain: CaseResult['explain'];
       if (options.explain) {
         const text = async (sql: string) => (await rawConnection.runAndReadAll(`EXPLAIN ANALYZE ${sql}`)).getRowsJS().map((row) => String(row[1])).join('\n');
-        explain = { raw: await text(c.raw), generated: await text(inlineParams(generatedSql)) };
+        explain = { raw: await text(c.raw), generated: await text(literalSql) };
         process.stderr.write(`\n── ${c.label} raw SQL ──\n${c.raw}\n${explain.raw}\n── ${c.label} generated SQL ──\n${generatedSql.sql}\n${JSON.stringify(generatedSql.params)}\n${explain.generated}\n`);
       }
       const ratio = timings.nrql!.median / timings.raw!.median;
       results.push({
         label: c.label, title: c.title, nrql: c.nrql, rawSql: c.raw, generatedSql,
-        inputRows: Number(input!.n), resultRows: generatedRows, valuesChecked, timings, ratio, meetsTarget: ratio <= TARGET_RATIO,
+        inputRows: Number(input!.n), resultRows: generated[0]?.length ?? 0, valuesChecked, timings, ratio, meetsTarget: ratio <= TARGET_RATIO,
         ...(explain ? { explain } : {}),
       });
       log(`${c.label}: ${formatCaseLine(results.at(-1)!)}`);
