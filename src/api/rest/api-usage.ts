@@ -10,8 +10,9 @@ import { pathOf, routePatternOf, type RestApiName } from './sunset.js';
 /**
  * Every REST v2 and Deployments v0 call, recorded as an event so that what still calls REST can
  * be found before the end of life: `SELECT count(*) FROM TimesliceApiCall FACET route, apiKeyId
- * SINCE 1 week ago`. One row of `custom_events` per call (event type `TimesliceApiCall`, under the
- * account of the key that authenticated it, or account 0 when no key did), attributes:
+ * SINCE 1 week ago`. One row of `custom_events` per call (event type `TimesliceApiCall`, timed when
+ * the response was sent, under the account of the key that authenticated it, or account 0 when no
+ * key did), attributes:
  *
  * | attribute | value |
  * |---|---|
@@ -76,6 +77,7 @@ export class ApiUsageRecorder {
       try {
         const call: ApiCall = {
           api,
+          timestamp: this.deps.clock.now(),
           method: request.method,
           route: routePatternOf(request),
           path,
@@ -128,7 +130,7 @@ export class ApiUsageRecorder {
     attributes.durationMs = Math.round(call.durationMs * 1000) / 1000;
     const ownApp = app !== undefined && app.accountId === accountId ? app : undefined;
     if (ownApp) attributes.appId = ownApp.id;
-    this.pending.push(accountId, ownApp?.id ?? 0, 0, 0, this.deps.clock.now(), API_USAGE_EVENT_TYPE, JSON.stringify(attributes));
+    this.pending.push(accountId, ownApp?.id ?? 0, 0, 0, call.timestamp, API_USAGE_EVENT_TYPE, JSON.stringify(attributes));
     if (this.pending.length >= USAGE_BATCH_ROWS) void this.flush();
     else this.timer ??= setTimeout(() => void this.flush(), USAGE_FLUSH_MS).unref();
   }
@@ -156,6 +158,8 @@ export class ApiUsageRecorder {
 
 interface ApiCall {
   readonly api: RestApiName;
+  /** When the response was sent (epoch ms): the event's time. */
+  readonly timestamp: number;
   readonly method: string;
   readonly route: string | undefined;
   readonly path: string;
