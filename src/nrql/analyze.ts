@@ -15,6 +15,8 @@ export const DEFAULT_FACET_LIMIT = 10;
 export const DEFAULT_ROW_LIMIT = 100;
 export const MAX_LIMIT = 5000;
 export const MAX_FACETS = 5;
+/** The most names a dictionary attribute may have to be looked up inside SQL. */
+const MAX_LOOKUP_ENTRIES = 10_000;
 
 export interface AnalyzeContext {
   readonly accountIds: readonly number[];
@@ -161,7 +163,7 @@ class SelectAnalyzer {
     const q = this.query;
     const source: PlanSource = this.timeslices ? { kind: 'timeslices' } : { kind: 'events', eventTypes: dedupe(q.from.map((t) => t.name)) };
     let window: QueryWindow = resolveTimeWindow({
-      ...(q.since ? { since: q.since } : {}), ...(q.until ? { until: q.until } : {}), ...(q.timezone ? { timezone: q.timezone, timezoneSpan: q.span } : {}),
+      ...(q.since ? { since: q.since } : {}), ...(q.until ? { until: q.until } : {}), ...(q.timezone ? { timezone: q.timezone, timezoneSpan: q.clauseSpans?.timezone ?? q.span } : {}),
     }, this.ctx.nowMs);
     let buckets: Buckets | undefined;
     if (q.timeseries) {
@@ -170,14 +172,14 @@ class SelectAnalyzer {
       window = { ...window, beginMs: buckets.beginMs, endMs: buckets.beginMs + buckets.count * buckets.widthMs };
     }
     if (q.metricFormat !== undefined) {
-      throw new NrqlError('NRQL_UNSUPPORTED', 'WITH METRIC_FORMAT is not supported by Timeslice\'s NRQL subset; match metricTimesliceName with LIKE or RLIKE instead', q.span);
+      throw new NrqlError('NRQL_UNSUPPORTED', 'WITH METRIC_FORMAT is not supported by Timeslice\'s NRQL subset; match metricTimesliceName with LIKE or RLIKE instead', q.clauseSpans?.metricFormat ?? q.span);
     }
     if (q.compareWith && !q.since && !q.until) {
-      throw new NrqlError('NRQL_INVALID_EXPRESSION', 'COMPARE WITH needs a SINCE or UNTIL clause to compare with', q.span);
+      throw new NrqlError('NRQL_INVALID_EXPRESSION', 'COMPARE WITH needs a SINCE or UNTIL clause to compare with', q.clauseSpans?.compareWith ?? q.span);
     }
     const compare = q.compareWith
       ? (() => {
-        const resolved = resolveCompareWindow(window, q.compareWith!, q.span);
+        const resolved = resolveCompareWindow(window, q.compareWith!, q.clauseSpans?.compareWith ?? q.span);
         return { window: { beginMs: resolved.beginMs, endMs: resolved.endMs }, text: resolved.compareWith };
       })()
       : undefined;
@@ -187,7 +189,7 @@ class SelectAnalyzer {
       ...(compare ? { compare } : {}),
     };
     if (q.limit !== undefined && q.limit !== 'max' && q.limit > MAX_LIMIT) {
-      throw new NrqlError('NRQL_LIMIT_EXCEEDED', `LIMIT is at most ${MAX_LIMIT} (or MAX); ${q.limit} was asked`, q.span);
+      throw new NrqlError('NRQL_LIMIT_EXCEEDED', `LIMIT is at most ${MAX_LIMIT} (or MAX); ${q.limit} was asked`, q.clauseSpans?.limit ?? q.span);
     }
 
     const aggregateItems = q.select.filter((item) => this.isAggregate(item.expr));
@@ -246,8 +248,9 @@ class SelectAnalyzer {
       if (item.kind === 'facetCases') {
         const cases = item.cases.map((c) => ({ when: this.condition(c.condition), then: { kind: 'literal', value: c.label ?? formatCondition(c.condition) } as RowExpr }));
         const otherwise = item.otherwise ? this.row(item.otherwise, 'string') : undefined;
-        if (otherwise?.decode) throw invalid('FACET CASES … OR takes an attribute stored as text', item.otherwise!.span);
-        return { label: 'facet', expr: { kind: 'cases', cases, ...(otherwise ? { otherwise: otherwise.expr } : {}) } };
+        // Beside the case labels the attribute must be text in SQL too: its names are looked up there.
+        const otherwiseExpr = otherwise?.decode ? this.lookup(otherwise, item.otherwise!.span) : otherwise?.expr;
+        return { label: 'facet', expr: { kind: 'cases', cases, ...(otherwiseExpr ? { otherwise: otherwiseExpr } : {}) } };
       }
       if (this.isAggregate(item.expr)) throw invalid('FACET takes attributes, not aggregates', item.expr.span);
       const resolved = this.row(item.expr, 'any');
@@ -399,7 +402,8 @@ class SelectAnalyzer {
         const b = this.binding(expr.name);
         switch (b.kind) {
           case 'field': return { expr: { kind: 'field', name: b.name, type: b.numericId ? 'number' : type } };
-          case 'dictionary': return { expr: field(b.idField), decode: b.dictionary };
+          // A name is text: as a number it is null (as any text attribute is), never its id.
+          case 'dictionary': return type === 'number' || type === 'boolean' ? { expr: { kind: 'literal', value: null } } : { expr: field(b.idField), decode: b.dictionary };
           case 'value': throw invalid(`${expr.name} is a summary of many calls; aggregate it (count, average…) or take a field: ${expr.name}['count']`, expr.span);
           case 'missing': return { expr: { kind: 'literal', value: null } };
           default: return assertNever(b);
@@ -480,6 +484,7 @@ class SelectAnalyzer {
           }
           return this.dictionaryPredicate(dictionary, (text) => compareText(text, c.op, value));
         }
+        if (dictionary || this.dictionaryOf(c.right)) throw invalid('compare this attribute with a literal value', c.span);
         if (this.timeslices && this.isValue(c.left)) throw invalid('compare a field of the timeslice value, such as newrelic.timeslice.value[\'count\']', c.left.span);
         const type = isLiteral(c.right) ? literalType(c.right) : 'number';
         const left = this.row(c.left, type);
@@ -553,6 +558,15 @@ class SelectAnalyzer {
     if (expr.kind !== 'attribute') return undefined;
     const b = this.binding(expr.name);
     return b.kind === 'dictionary' ? { dictionary: b.dictionary, idField: b.idField } : undefined;
+  }
+
+  /** A dictionary attribute as its text, looked up in SQL (application and host names: small dictionaries). */
+  private lookup(resolved: ResolvedRow, span: Span): RowExpr {
+    const entries = [...this.ctx.dictionaries.entries(resolved.decode!, this.ctx.accountIds)];
+    if (entries.length > MAX_LOOKUP_ENTRIES) {
+      throw new NrqlError('NRQL_UNSUPPORTED', `this attribute has more than ${MAX_LOOKUP_ENTRIES} values; FACET CASES … OR cannot list it, FACET by it directly`, span);
+    }
+    return { kind: 'lookup', expr: resolved.expr, entries };
   }
 
   /** A condition on a dictionary attribute, as the set of ids whose text passes `test`. */

@@ -126,6 +126,15 @@ export interface OrderItem {
   readonly span: Span;
 }
 
+/** Where single-value clauses were written, from keyword to value, for errors about them. */
+export interface ClauseSpans {
+  readonly limit?: Span;
+  readonly offset?: Span;
+  readonly compareWith?: Span;
+  readonly timezone?: Span;
+  readonly metricFormat?: Span;
+}
+
 /** A SELECT query. Clauses may be written in any order, each at most once. */
 export interface SelectQuery {
   readonly kind: 'select';
@@ -143,6 +152,8 @@ export interface SelectQuery {
   readonly timezone?: string;
   readonly metricFormat?: string;
   readonly extrapolate: boolean;
+  /** Positions of clauses whose value is a plain number or string (set by the parser). */
+  readonly clauseSpans?: ClauseSpans;
   readonly span: Span;
 }
 
@@ -155,7 +166,7 @@ export interface ShowEventTypesQuery {
 
 export type Query = SelectQuery | ShowEventTypesQuery;
 
-/** A deep copy without `span` members: what the round-trip contract compares. */
+/** A deep copy without positions (`span`, `clauseSpans`): what the round-trip contract compares. */
 export function stripSpans<T>(node: T): T {
-  return JSON.parse(JSON.stringify(node, (key, value) => (key === 'span' ? undefined : value))) as T;
+  return JSON.parse(JSON.stringify(node, (key, value) => (key === 'span' || key === 'clauseSpans' ? undefined : value))) as T;
 }

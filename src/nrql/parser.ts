@@ -1,4 +1,5 @@
 import {
+  type ClauseSpans,
   TIME_UNITS, WEEKDAYS, type Arg, type BucketSize, type CompareOp, type Condition, type DayRef, type EventTypeRef, type Expr,
   type Facet, type FacetCase, type FacetItem, type Interval, type OrderItem, type Query, type SelectItem, type SelectQuery,
   type ShowEventTypesQuery, type Span, type TimePoint, type Timeseries, type TimeUnit,
@@ -75,6 +76,7 @@ interface SelectClauses {
   timezone?: string;
   metricFormat?: string;
   extrapolate?: boolean;
+  spans: { -readonly [K in keyof ClauseSpans]?: Span };
 }
 
 class Parser {
@@ -93,7 +95,7 @@ class Parser {
     const first = this.peek();
     if (this.atWord('show')) return this.finish(this.showEventTypes());
     if (this.atEndOfQuery()) throw this.unexpected('SELECT, FROM or SHOW EVENT TYPES');
-    const clauses: SelectClauses = {};
+    const clauses: SelectClauses = { spans: {} };
     while (!this.atEndOfQuery()) this.clause(clauses);
     const last = this.tokens[this.pos - 1]!;
     const span = cover(first.span, last.span);
@@ -118,6 +120,7 @@ class Parser {
       ...(clauses.timezone !== undefined && { timezone: clauses.timezone }),
       ...(clauses.metricFormat !== undefined && { metricFormat: clauses.metricFormat }),
       extrapolate: clauses.extrapolate ?? false,
+      ...(Object.keys(clauses.spans).length > 0 && { clauseSpans: clauses.spans }),
       span,
     };
     return this.finish(query);
@@ -190,6 +193,7 @@ class Parser {
         this.expectWord('with', 'WITH');
         c.compareWith = this.interval();
         this.expectWord('ago', 'AGO');
+        c.spans.compareWith = this.since(token);
         return;
       case 'limit':
         this.once('LIMIT', this.next().span);
@@ -199,10 +203,12 @@ class Parser {
         } else {
           c.limit = this.wholeNumber();
         }
+        c.spans.limit = this.since(token);
         return;
       case 'offset':
         this.once('OFFSET', this.next().span);
         c.offset = this.wholeNumber();
+        c.spans.offset = this.since(token);
         return;
       case 'order':
         this.once('ORDER BY', cover(token.span, this.peek(1).span));
@@ -228,6 +234,11 @@ class Parser {
     throw this.unexpected('a clause keyword', clauseSuggestion(token));
   }
 
+  /** The span from `start` to the last token read. */
+  private since(start: Token): Span {
+    return cover(start.span, this.tokens[this.pos - 1]!.span);
+  }
+
   /** Clauses are checked at their keyword, so the error points at the second one. */
   private once(name: ClauseName, span: Span): void {
     if (this.seen.has(name)) {
@@ -250,6 +261,7 @@ class Parser {
       const value = this.string(timezone ? 'a time zone name in quotes' : 'a metric name pattern in quotes');
       if (timezone) c.timezone = value;
       else c.metricFormat = value;
+      c.spans[timezone ? 'timezone' : 'metricFormat'] = this.since(withToken);
       return;
     }
     if (this.tokens.slice(this.pos + 1).some((t) => this.isWord(t, 'as'))) {

@@ -30,6 +30,8 @@ export type RowExpr =
   | { readonly kind: 'eventType' }
   /** The first non-null item (NRQL `a OR b` outside WHERE). */
   | { readonly kind: 'coalesce'; readonly items: readonly RowExpr[] }
+  /** The text of an id from a small dictionary, looked up in the query (null for an unknown id). */
+  | { readonly kind: 'lookup'; readonly expr: RowExpr; readonly entries: readonly (readonly [number, string])[] }
   /** The `then` of the first matching `when`, else `otherwise` (NRQL `FACET CASES`). */
   | { readonly kind: 'cases'; readonly cases: readonly { readonly when: Predicate; readonly then: RowExpr }[]; readonly otherwise?: RowExpr };
 

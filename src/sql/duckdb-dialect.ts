@@ -48,7 +48,8 @@ export const duckdbDialect: Dialect = {
       default: return assertNever(type);
     }
   },
-  jsonPath: (attribute) => `$."${attribute.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`,
+  // A JSON pointer (RFC 6901): unlike `$."…"` paths it has no wildcard (`*`) and names the empty key.
+  jsonPath: (attribute) => `/${attribute.replaceAll('~', '~0').replaceAll('/', '~1')}`,
   like: (expr, pattern) => `(${expr} ILIKE ${pattern} ESCAPE '\\')`,
   escapeLike: (pattern) => pattern.replaceAll('\\', '\\\\').replaceAll('_', '\\_'),
   regexFullMatch: (expr, pattern) => `regexp_full_match(${expr}, ${pattern})`,

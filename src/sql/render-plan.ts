@@ -242,6 +242,9 @@ function distinctLeaves(exprs: readonly RowExpr[]): RowExpr[] {
       case 'coalesce':
         e.items.forEach(visit);
         return;
+      case 'lookup':
+        visit(e.expr);
+        return;
       case 'cases':
         for (const c of e.cases) {
           predicateExprs(c.when).forEach(visit);
@@ -284,6 +287,11 @@ function renderRow(expr: RowExpr, scope: Scope): string {
       return scope.eventType();
     case 'coalesce':
       return `COALESCE(${expr.items.map((e) => renderRow(e, scope)).join(', ')})`;
+    case 'lookup': {
+      if (expr.entries.length === 0) return 'CAST(NULL AS VARCHAR)';
+      const key = renderRow(expr.expr, scope);
+      return `CASE ${key} ${expr.entries.map(([id, text]) => `WHEN ${scope.bind(id)} THEN ${scope.bind(text)}`).join(' ')} END`;
+    }
     case 'cases': {
       const whens = expr.cases.map((c) => `WHEN ${renderPredicate(c.when, scope)} THEN ${renderRow(c.then, scope)}`);
       return `CASE ${whens.join(' ')}${expr.otherwise ? ` ELSE ${renderRow(expr.otherwise, scope)}` : ''} END`;
