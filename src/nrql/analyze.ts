@@ -64,8 +64,8 @@ export interface AnalyzedAggregate extends Common {
   readonly buckets?: Buckets;
   readonly facets: readonly FacetKey[];
   readonly facetLimit: number;
-  /** What ranks facets: an output over the aggregates (descending), or the number of rows. */
-  readonly rankBy: OutputExpr;
+  /** With FACET: what ranks facets, an output over the aggregates (descending), or the number of rows. */
+  readonly rankBy?: OutputExpr;
   /**
    * The aggregate counting rows where the first aggregate's attribute has a value: only facets
    * with such rows are listed (the rest count in otherResult).
@@ -218,12 +218,15 @@ class SelectAnalyzer {
       if (!this.isAggregate(q.facet.orderBy)) throw invalid('FACET … ORDER BY takes an aggregate such as count(*)', q.facet.orderBy.span);
       rankBy = rankingOutput(this.aggregateExpr(q.facet.orderBy, set).output);
     }
-    rankBy ??= out.aggregate(set.add({ fn: 'countRows' }));
+    // Without FACET nothing is ranked: no extra aggregate.
+    if (facets.length > 0) rankBy ??= out.aggregate(set.add({ fn: 'countRows' }));
     const facetLimit = q.limit === undefined ? DEFAULT_FACET_LIMIT : q.limit === 'max' ? MAX_LIMIT : q.limit;
-    const presenceArg = facets.length > 0 && !this.timeslices ? firstAggregateArgument(q.select[0]!.expr) : undefined;
-    const facetPresence = presenceArg ? set.add({ fn: 'count', arg: this.row(presenceArg, 'any').expr }) : undefined;
+    const presence = facets.length > 0 && !this.timeslices ? firstAggregateArgument(q.select[0]!.expr) : undefined;
+    // Read as the function reads it (a number for average…), so it is the count that function already needs.
+    const facetPresence = presence ? set.add({ fn: 'count', arg: this.row(presence.arg, presence.numeric ? 'number' : 'any').expr }) : undefined;
     return {
-      kind: 'aggregate', ...common, aggregates: set.all, columns, ...(buckets ? { buckets } : {}), facets, facetLimit, rankBy,
+      kind: 'aggregate', ...common, aggregates: set.all, columns, ...(buckets ? { buckets } : {}), facets, facetLimit,
+      ...(rankBy ? { rankBy } : {}),
       ...(facetPresence !== undefined ? { facetPresence } : {}),
     };
   }
@@ -628,14 +631,18 @@ function compareText(text: string, op: keyof typeof FLIPPED, value: Literal | nu
   }
 }
 
+const NUMERIC_FUNCTIONS = new Set(['sum', 'average', 'min', 'max', 'stddev', 'percentile', 'median', 'apdex']);
+
 /** The attribute the first aggregate of a select item reads (`duration` of `average(duration) * 1000`). */
-function firstAggregateArgument(expr: Expr): Expr | undefined {
+function firstAggregateArgument(expr: Expr): { arg: Expr; numeric: boolean } | undefined {
   switch (expr.kind) {
     case 'call': {
-      if (!aggregateFunction(expr.name)) return undefined;
+      const fn = aggregateFunction(expr.name);
+      if (!fn) return undefined;
       const [first] = expr.args;
       if (!first || first.kind === 'whereArg' || first.kind === 'namedArg' || first.kind === 'star') return undefined;
-      return first.kind === 'call' && aggregateFunction(first.name) ? firstAggregateArgument(first) : first;
+      if (first.kind === 'call' && aggregateFunction(first.name)) return firstAggregateArgument(first);
+      return { arg: first, numeric: NUMERIC_FUNCTIONS.has(fn.name) };
     }
     case 'arithmetic': case 'coalesce':
       return firstAggregateArgument(expr.left) ?? firstAggregateArgument(expr.right);

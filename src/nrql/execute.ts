@@ -262,7 +262,7 @@ function notInTop(exprs: readonly RowExpr[], inTop: Predicate): Predicate {
 }
 
 function rankValue(query: AnalyzedAggregate, vector: Vector | undefined, seconds: number): number | null {
-  const v = vector ? evaluateValue(query.rankBy, vector, seconds) : null;
+  const v = vector && query.rankBy ? evaluateValue(query.rankBy, vector, seconds) : null;
   return typeof v === 'number' ? v : null;
 }
 
