@@ -825,19 +825,8 @@ class Parser {
   }
 }
 
-/** "did you mean" for a misspelt clause keyword, including two swapped letters (`FORM`). */
+/** "did you mean" for a misspelt clause keyword (`FORM` → FROM: a swap of neighbours is one edit). */
 function clauseSuggestion(token: Token): string | undefined {
   if (token.kind !== 'word') return undefined;
-  return closestMatch(token.text, CLAUSE_WORDS) ?? CLAUSE_WORDS.find((keyword) => isTransposition(token.text.toUpperCase(), keyword));
-}
-
-/**
- * Whether `a` is `b` with two neighbouring letters swapped: `closestMatch` counts that as two
- * edits, more than it allows for a four-letter word like FROM.
- */
-function isTransposition(a: string, b: string): boolean {
-  if (a.length !== b.length) return false;
-  const diff: number[] = [];
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) diff.push(i);
-  return diff.length === 2 && diff[1] === diff[0]! + 1 && a[diff[0]!] === b[diff[1]!] && a[diff[1]!] === b[diff[0]!];
+  return closestMatch(token.text, CLAUSE_WORDS);
 }
