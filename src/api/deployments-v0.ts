@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.js';
+import { StoreBusyError } from '../store/batch-writer.js';
 import type { Application, Catalog } from '../store/catalog.js';
 import { Deployments } from '../store/deployments.js';
 import { formatRestTime } from '../domain/time/iso8601.js';
@@ -68,6 +69,7 @@ export function deploymentsV0Plugin(deps: DeploymentsV0Deps): FastifyPluginAsync
       if (error instanceof RestError) return sendErrors(reply, error.status, [error.title, ...(error.messages ?? [])]);
       if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendErrors(reply, 413, [`Request body too large: the limit is ${V0_BODY_LIMIT} bytes`]);
       if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) return sendErrors(reply, error.statusCode, [error.message]);
+      if (error instanceof StoreBusyError) return sendErrors(reply, 503, [`The store cannot take the deployment now (${error.message}); send it again shortly`]);
       request.log.error({ err: error }, 'deployments.xml request failed');
       return sendErrors(reply, 500, ['Internal server error']);
     });

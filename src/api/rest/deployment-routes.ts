@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Clock } from '../../clock.js';
 import { formatRestTime, parseRestTime } from '../../domain/time/iso8601.js';
+import { StoreBusyError } from '../../store/batch-writer.js';
 import type { Application, Catalog } from '../../store/catalog.js';
 import { Deployments, type Deployment } from '../../store/deployments.js';
 import { parsePage } from './link-header.js';
@@ -62,6 +63,10 @@ export function registerDeploymentRoutes(app: FastifyInstance, deps: DeploymentR
       description: input.description,
       fields: { version: input.revision, changelog: input.changelog },
       source: REST_V2_SOURCE,
+    }).catch((error: unknown) => {
+      // The store is closing or too far behind: nothing was stored, and the client may send it again.
+      if (error instanceof StoreBusyError) throw new RestError(503, `The store cannot take the deployment now (${error.message}); send it again shortly`);
+      throw error;
     });
     const created = await deps.deployments.find(ctx.accountId, application.id, event.deploymentId!);
     if (!created) throw new Error(`deployment ${event.deploymentId} is not readable after its commit`);
