@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { storeDictionaries } from '../../src/nrql/dictionaries.js';
+import { NrqlEngine } from '../../src/nrql/nrql-engine.js';
+import { DuckDbPlanExecutor } from '../../src/store/plan-executor.js';
 import { TEST_LICENSE_KEY } from '../helpers/test-server.js';
 import { rest, startScenario, type Scenario } from './rest-scenario.js';
 
@@ -7,21 +10,27 @@ import { rest, startScenario, type Scenario } from './rest-scenario.js';
  * Deployments made by REST v2 and by deployments.xml are what NRQL reads over ChangeTrackingEvent
  * (spec §4.4 note 7), each stamped with the service.source of the API that made it; a deployment
  * deleted through REST is gone from REST and still there for NRQL. REST calls are countable with
- * `SELECT count(*) FROM TimesliceApiCall FACET route`. Queries go through the service's NRQL route.
+ * `SELECT count(*) FROM TimesliceApiCall FACET route`. Queries run on the service's own NRQL
+ * engine over its store.
  */
 
 let s: Scenario;
+let executor: DuckDbPlanExecutor;
 before(async () => {
   s = await startScenario();
+  executor = new DuckDbPlanExecutor(s.ts.server.db);
 });
-after(() => s?.ts.stop());
+after(async () => {
+  executor?.close();
+  await s?.ts.stop();
+});
 
 const guidOf = (appId: number) => Buffer.from(`1|APM|APPLICATION|${appId}`).toString('base64').replace(/=+$/, '');
 
 async function nrql(query: string): Promise<Record<string, unknown>[]> {
-  const reply = await rest(s.ts, 'POST', '/timeslice/v1/nrql', { body: { query } });
-  assert.equal(reply.status, 200, reply.text);
-  return reply.json().results as Record<string, unknown>[];
+  const engine = new NrqlEngine({ executor, dictionaries: storeDictionaries(s.ts.server.catalog, s.ts.server.metrics), clock: s.clock });
+  const answer = await engine.run(query, { accountIds: [1] });
+  return answer.results as Record<string, unknown>[];
 }
 
 describe('deployments in NRQL', () => {
