@@ -7,7 +7,10 @@ import type { Catalog } from '../store/catalog.js';
 import type { EntityStores } from '../store/entity-stores.js';
 import type { MetricIndex } from '../store/metric-index.js';
 import type { PlanExecutor } from '../store/plan-executor.js';
+import { storeDictionaries } from '../nrql/dictionaries.js';
+import { NrqlEngine } from '../nrql/nrql-engine.js';
 import { fastifyBaseOptions } from './fastify-options.js';
+import { registerNrqlRoute } from './nrql-route.js';
 import { registerApplicationRoutes } from './rest/application-routes.js';
 import { registerBrowserApplicationRoutes } from './rest/browser-application-routes.js';
 import { registerHostRoutes } from './rest/host-routes.js';
@@ -59,6 +62,9 @@ export async function buildApiApp(deps: ApiDeps): Promise<FastifyInstance> {
     health: '/healthz',
     rest: '/v2/applications.json',
   }));
+
+  const nrql = new NrqlEngine({ executor: deps.executor, dictionaries: storeDictionaries(deps.catalog, deps.metrics), clock: deps.clock });
+  registerNrqlRoute(app, { catalog: deps.catalog, nrql });
 
   registerFormBodyParser(app);
   await app.register(restV2Plugin({
