@@ -21,7 +21,8 @@ import { rest, startScenario, type Scenario } from './rest-scenario.js';
  * TLS-terminating front (a certificate for api.newrelic.com, trusted through NODE_EXTRA_CA_CERTS)
  * that forwards to the test server as any reverse proxy does (Host kept, X-Forwarded-Proto https).
  * Its key comes from NEWRELIC_REST_API_KEY, as its README says. It lists and shows applications,
- * lists metric names, and lists deployments across two pages by following rel="next".
+ * lists metric names and metric data (its names[0]=… form), hosts, instances, key transactions, mobile
+ * and browser applications, and lists deployments across two pages by following rel="next".
  */
 
 let s: Scenario;
@@ -128,7 +129,7 @@ async function runClient(calls: Record<string, string>): Promise<Record<string, 
 }
 
 describe('newrelic-api-client 0.1.7, unmodified, against Timeslice', () => {
-  it('lists and shows applications, lists metric names and pages through deployments', async () => {
+  it('lists and shows applications, reads metric names and data, lists hosts, instances, key transactions, mobile and browser apps, pages through deployments', async () => {
     // Two pages of deployments for checkout-web: 201, the oldest first.
     for (let i = 1; i <= 201; i++) {
       const reply = await rest(s.ts, 'POST', `/v2/applications/${s.checkout}/deployments.json`, { body: { deployment: { revision: `r${i}`, user: 'ci' } } });
@@ -140,6 +141,13 @@ describe('newrelic-api-client 0.1.7, unmodified, against Timeslice', () => {
       metricNames: `client.api.apps.metricNames(${s.billing}, 'newrelic', cb)`,
       deployments: `client.api.appDeployments.list(${s.checkout}, 'newrelic', cb)`,
       none: `client.api.appDeployments.list(${s.billing}, 'newrelic', cb)`,
+      // Sends names as names[0]=…&names[1]=… (request's qs style).
+      metricData: `client.api.apps.metricData(${s.billing}, ['HttpDispatcher', 'Apdex', 'Nope'], 'newrelic', cb)`,
+      hosts: `client.api.appHosts.list(${s.billing}, 'newrelic', cb)`,
+      instances: `client.api.appInstances.list(${s.billing}, 'newrelic', cb)`,
+      keyTransactions: "client.api.keyTransactions.list('newrelic', cb)",
+      mobile: "client.api.mobile.list('newrelic', cb)",
+      browser: "client.api.browser.list('newrelic', cb)",
     });
     assert.ok(tunnels.length > 0 && tunnels.every((t) => t === 'api.newrelic.com:443'), `tunnels: ${tunnels.join(', ')}`);
 
@@ -158,6 +166,17 @@ describe('newrelic-api-client 0.1.7, unmodified, against Timeslice', () => {
     assert.deepEqual(new Set(deployments.map((d) => d.user)), new Set(['ci']));
     assert.deepEqual(results.none!.body.deployments, []);
 
+    assert.equal(results.metricData!.status, 200);
+    assert.deepEqual([results.metricData!.body.metric_data.metrics_found, results.metricData!.body.metric_data.metrics_not_found], [['HttpDispatcher', 'Apdex'], ['Nope']]);
+    assert.equal(results.hosts!.status, 200);
+    assert.ok(results.hosts!.body.application_hosts.length > 0);
+    assert.equal(results.instances!.status, 200);
+    assert.ok(results.instances!.body.application_instances.length > 0);
+    for (const [name, key] of [['keyTransactions', 'key_transactions'], ['mobile', 'applications'], ['browser', 'browser_applications']] as const) {
+      assert.equal(results[name]!.status, 200, name);
+      assert.ok(Array.isArray(results[name]!.body[key]), `${name}: ${JSON.stringify(results[name]!.body).slice(0, 200)}`);
+    }
+
     // Each call (and the second page) reached the service as REST calls, recorded as such.
     await s.ts.server.apiUsage.flush();
     const recorded = await s.ts.server.db.all<{ path: string; n: bigint }>(
@@ -170,6 +189,12 @@ describe('newrelic-api-client 0.1.7, unmodified, against Timeslice', () => {
       [`/v2/applications/${s.checkout}/deployments.json`, 2],
       [`/v2/applications/${s.billing}/deployments.json`, 1],
       [`/v2/applications/${s.billing}/metrics.json`, 1],
+      [`/v2/applications/${s.billing}/metrics/data.json`, 1],
+      [`/v2/applications/${s.billing}/hosts.json`, 1],
+      [`/v2/applications/${s.billing}/instances.json`, 1],
+      ['/v2/key_transactions.json', 1],
+      ['/v2/mobile_applications.json', 1],
+      ['/v2/browser_applications.json', 1],
     ].sort((a, b) => String(a[0]).localeCompare(String(b[0]))));
   });
 });

@@ -44,6 +44,13 @@ export class ParamError extends Error {
 
 type Values = ReadonlyMap<string, readonly string[]>;
 
+/** N of `base[N]`, or undefined when `key` is not an indexed `base` key. */
+function indexOf(key: string, base: string): number | undefined {
+  if (!key.startsWith(`${base}[`) || !key.endsWith(']')) return undefined;
+  const inner = key.slice(base.length + 1, -1);
+  return /^\d{1,6}$/.test(inner) ? Number(inner) : undefined;
+}
+
 const TRUE_WORDS: ReadonlySet<string> = new Set(['true', '1', 't', 'yes', 'on']);
 const FALSE_WORDS: ReadonlySet<string> = new Set(['false', '0', 'f', 'no', 'off']);
 
@@ -69,15 +76,22 @@ export class RestParams {
     return this.allOf(name);
   }
 
-  /** The union of `all(name)` for each name: the whole query string first, then the body. */
+  /**
+   * The union of `all(name)` for each name: the whole query string first, then the body. Indexed
+   * keys (`names[0]`, `names[1]`, as some clients number them) count too, in index order.
+   */
   allOf(...names: string[]): string[] {
-    const keys = names.flatMap((name) => {
-      const base = name.endsWith('[]') ? name.slice(0, -2) : name;
-      return [`${base}[]`, base];
-    });
+    const bases = names.map((name) => (name.endsWith('[]') ? name.slice(0, -2) : name));
     const seen = new Set<string>();
     for (const source of [this.query, this.body]) {
-      for (const key of keys) for (const value of source.get(key) ?? []) seen.add(value);
+      for (const base of bases) {
+        for (const key of [`${base}[]`, base]) for (const value of source.get(key) ?? []) seen.add(value);
+        const indexed = [...source.keys()]
+          .map((key) => ({ key, index: indexOf(key, base) }))
+          .filter((k): k is { key: string; index: number } => k.index !== undefined)
+          .sort((a, b) => a.index - b.index);
+        for (const { key } of indexed) for (const value of source.get(key) ?? []) seen.add(value);
+      }
     }
     return [...seen];
   }
