@@ -235,6 +235,11 @@ function timeRange(since: TimePoint | undefined, until: TimePoint | undefined): 
   return [...(since ? [`SINCE ${timePoint(since)}`] : []), ...(until ? [`UNTIL ${timePoint(until)}`] : [])];
 }
 
+/** A time point as NRQL text (`2 HOURS AGO`, `TODAY AT '01:00'`, `THIS WEEK`, an epoch, a quoted date). */
+export function formatTimePointText(point: TimePoint): string {
+  return timePoint(point);
+}
+
 function timePoint(point: TimePoint): string {
   switch (point.kind) {
     case 'ago':

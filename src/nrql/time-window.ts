@@ -1,6 +1,7 @@
 import { DateTime, FixedOffsetZone, type Zone } from 'luxon';
 import { WEEKDAYS, type BucketSize, type DayRef, type Interval, type Span, type TimePoint, type TimeUnit } from './ast.js';
 import { quoteNrqlString } from './literals.js';
+import { formatTimePointText } from './format.js';
 import { NRQL_ERROR_CODES, NrqlError } from './nrql-error.js';
 import { readDateTimeText, readTimeOfDay, type CalendarDate, type TimeOfDay } from './time/date-time-text.js';
 import { readZone } from './time/zone.js';
@@ -141,22 +142,8 @@ export function resolveCompareWindow(window: { readonly beginMs: number; readonl
  * the date-time text in quotes, `TODAY`, `YESTERDAY AT '01:23:45'`, `MONDAY`, `THIS WEEK`.
  */
 export function formatTimePoint(point: TimePoint): string {
-  switch (point.kind) {
-    case 'ago':
-      return formatAgo(point.interval);
-    case 'now':
-      return 'NOW';
-    case 'epochMs':
-      return String(point.ms);
-    case 'dateTime':
-      return quoteNrqlString(point.text);
-    case 'day':
-      return point.at === undefined ? point.day.toUpperCase() : `${point.day.toUpperCase()} AT ${quoteNrqlString(point.at)}`;
-    case 'calendar':
-      return `${point.which} ${point.unit}`.toUpperCase();
-    default:
-      return unreachable(point);
-  }
+  // Only relative times differ from the query's own text: metadata always writes plural units.
+  return point.kind === 'ago' ? formatAgo(point.interval) : formatTimePointText(point);
 }
 
 /** `n UNITS AGO` with the unit always plural, the form New Relic's metadata uses (`"1 DAYS AGO"`). */
