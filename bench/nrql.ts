@@ -13,8 +13,8 @@
  *
  * The service runs in this process (`startServer` on the store's directory, compaction off, its
  * clock fixed at the store's "now", so relative windows are fixed); the engine is built as the
- * API builds it, over the service's executor-style `DuckDbPlanExecutor`, catalog and metric
- * index. The raw SQL runs on another connection of the same DuckDB instance, written as a person
+ * API builds it, over a `DuckDbPlanExecutor` of the service's database and the service's catalog
+ * and metric index. The raw SQL runs on another connection of the same DuckDB instance, written as a person
  * would for this schema: ids resolved, the window as literals, every value of the answer
  * computed in SQL (ranking, totals, the rest), read from the materialized chunks.
  *
@@ -422,6 +422,7 @@ function log(message: string): void {
 
 export async function runNrqlBench(options: NrqlBenchOptions = DEFAULT_NRQL_OPTIONS): Promise<NrqlBenchResult> {
   if (options.appId < 1 || options.appId > options.shape.apps) throw new Error(`--app must be an application of the store (1…${options.shape.apps})`);
+  if (options.shape.hours < 24) throw new Error('--hours must be at least 24: the queries read the last day');
   const store = await ensureNrqlStore(options.shape, { rebuild: options.rebuild, log });
   const clock = { now: () => store.nowMs };
   log('starting the service on the store…');
