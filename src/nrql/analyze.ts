@@ -184,7 +184,7 @@ class SelectAnalyzer {
       })()
       : undefined;
     const where = q.where ? this.condition(q.where) : ({ kind: 'true' } as Predicate);
-    const common = {
+    const common: Omit<AnalyzedRows, 'kind' | 'columns' | 'all' | 'orderBy' | 'limit' | 'offset'> & { where: Predicate } = {
       source, accountIds: this.ctx.accountIds, window, where, eventTypes: source.kind === 'events' ? source.eventTypes : ['Metric'],
       ...(compare ? { compare } : {}),
     };
@@ -221,6 +221,13 @@ class SelectAnalyzer {
     // Without FACET nothing is ranked: no extra aggregate.
     if (facets.length > 0) rankBy ??= out.aggregate(set.add({ fn: 'countRows' }));
     const facetLimit = q.limit === undefined ? DEFAULT_FACET_LIMIT : q.limit === 'max' ? MAX_LIMIT : q.limit;
+    // Without FACET, when every aggregate is a filter(), rows matching none of the filters change
+    // nothing: the filters' union joins WHERE, so the engine reads only those rows.
+    const filters = set.all.map((call) => call.where);
+    if (facets.length === 0 && filters.length > 0 && filters.every((w) => w !== undefined)) {
+      const distinct = [...new Map(filters.map((w) => [JSON.stringify(w), w!])).values()];
+      common.where = and(common.where, distinct.length === 1 ? distinct[0]! : { kind: 'or', items: distinct });
+    }
     const presence = facets.length > 0 && !this.timeslices ? firstAggregateArgument(q.select[0]!.expr) : undefined;
     // Read as the function reads it (a number for average…), so it is the count that function already needs.
     const facetPresence = presence ? set.add({ fn: 'count', arg: this.row(presence.arg, presence.numeric ? 'number' : 'any').expr }) : undefined;

@@ -159,7 +159,12 @@ async function aggregateOver(query: AnalyzedAggregate, window: TimeWindow, bucke
     for (const v of vectors) acc = acc ? mergeAggregates(query.aggregates, acc as (number | null)[], v as (number | null)[]) : v;
     return acc;
   };
-  const wholeOf = (group: FacetGroup) => (buckets ? merge(group.buckets.values()) : group.buckets.get(-1));
+  // Each group's whole-window vector, merged once: ranking, presence and totals all read it.
+  const wholes = new Map<FacetGroup, Vector | undefined>();
+  const wholeOf = (group: FacetGroup) => {
+    if (!wholes.has(group)) wholes.set(group, buckets ? merge(group.buckets.values()) : group.buckets.get(-1));
+    return wholes.get(group);
+  };
 
   if (query.facets.length === 0) {
     const [group] = (await run([], true)).values();
@@ -199,13 +204,24 @@ async function aggregateOver(query: AnalyzedAggregate, window: TimeWindow, bucke
     const groups = await run(facetExprs, true);
     const top = rank(groups.values());
     const topSet = new Set(top);
-    const rest = [...groups.values()].filter((g) => !topSet.has(g));
-    const all = [...groups.values()];
-    const mergedAt = (gs: FacetGroup[]) => (b: number) => merge(gs.flatMap((g) => (g.buckets.has(b) ? [g.buckets.get(b)!] : [])));
+    // Totals and the rest, per bucket and whole, in one pass over the groups.
+    const total = new Map<number, Vector>();
+    const other = new Map<number, Vector>();
+    const add = (into: Map<number, Vector>, b: number, v: Vector) => {
+      const acc = into.get(b);
+      into.set(b, acc ? mergeAggregates(query.aggregates, acc as (number | null)[], v as (number | null)[]) : v);
+    };
+    for (const g of groups.values()) {
+      for (const [b, v] of g.buckets) {
+        add(total, b, v);
+        if (!topSet.has(g)) add(other, b, v);
+      }
+    }
+    const wholeFrom = (perBucket: Map<number, Vector>) => (buckets ? merge(perBucket.values()) : perBucket.get(-1));
     return {
       results: top.flatMap((g) => series(g.buckets, facetRow(g.values))),
-      total: totalOf(mergedAt(all), merge(all.map(wholeOf).filter((v): v is Vector => v !== undefined))),
-      other: totalOf(mergedAt(rest), merge(rest.map(wholeOf).filter((v): v is Vector => v !== undefined))),
+      total: totalOf((b) => total.get(b), wholeFrom(total)),
+      other: totalOf((b) => other.get(b), wholeFrom(other)),
       topFacets: top.map((g) => g.values),
     };
   }
@@ -221,19 +237,24 @@ async function aggregateOver(query: AnalyzedAggregate, window: TimeWindow, bucke
     ? [...(await run([], false, and(query.where, notInTop(facetExprs, inTop)))).values()][0]?.buckets.get(-1)
     : otherGroup?.buckets.get(-1);
   return {
-    results: top.flatMap((g) => series(rowsByFacet.get(JSON.stringify(g.values))?.buckets ?? new Map(), facetRow(g.values))),
+    results: top.flatMap((g) => series(rowsByFacet.get(groupKey(g.values))?.buckets ?? new Map(), facetRow(g.values))),
     total: totalOf((b) => totalGroup?.buckets.get(b), wholeTotal),
     other: totalOf((b) => otherGroup?.buckets.get(b), wholeOther),
     topFacets: top.map((g) => g.values),
   };
 }
 
-/** Result columns → facet groups keyed by their values' JSON, each with its vectors per bucket. */
-function groupsOf(cols: Awaited<ReturnType<PlanExecutor['aggregate']>>, groupCount: number): Map<string, FacetGroup> {
-  const groups = new Map<string, FacetGroup>();
+/** A facet group's key: its one value as it is, or several values' JSON. */
+function groupKey(values: readonly PlainValue[]): PlainValue {
+  return values.length === 1 ? values[0]! : JSON.stringify(values);
+}
+
+/** Result columns → facet groups by their values, each with its vectors per bucket. */
+function groupsOf(cols: Awaited<ReturnType<PlanExecutor['aggregate']>>, groupCount: number): Map<PlainValue, FacetGroup> {
+  const groups = new Map<PlainValue, FacetGroup>();
   for (let r = 0; r < cols.rowCount; r++) {
-    const values = Array.from({ length: groupCount }, (_, g) => cols.groups[g]![r]!);
-    const key = JSON.stringify(values);
+    const values = groupCount === 1 ? [cols.groups[0]![r]!] : Array.from({ length: groupCount }, (_, g) => cols.groups[g]![r]!);
+    const key = groupKey(values);
     let group = groups.get(key);
     if (!group) {
       group = { values, buckets: new Map() };
