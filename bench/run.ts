@@ -4,7 +4,10 @@
  * harvests per agent), `--raw=chunk-typed,chunk-values,row-wise,chunk-typed-txn`, `--keep` (keep
  * the data directory). Options of `rest-metric-data`: `--iterations=N`, `--warmup=N`,
  * `--cases=30m,24h,7d`, `--variants=…|all`, `--apps=N`, `--hosts=N`, `--days=N` (the fixture's
- * shape), `--rebuild`, `--explain`. `--json` prints the results as JSON as well.
+ * shape), `--rebuild`, `--explain`. Options of `nrql`: `--rounds=N`, `--warmup=N`,
+ * `--cases=facet,uniques-day,uniques-30m,filter`, `--app=N`, `--apps=N`, `--hosts=N`, `--hours=N`,
+ * `--events=N` (the store's shape), `--rebuild`, `--explain`. `nrql-parser` takes none.
+ * `--json` prints the results as JSON as well.
  */
 import {
   DEFAULT_INGEST_OPTIONS, RAW_METHODS, formatIngestResult, runIngestMetricData, type IngestBenchOptions, type RawMethod,
