@@ -622,7 +622,7 @@ describe(`REST metric data = spec §4.5 NRQL functions over random timeslices (s
     const summary = `seed ${SEED}: ${harvests} harvests, ${rows.length} stored rows; ${counters.requests} requests `
       + `(${counters.summarize} summarized, ${counters.coarse} coarse series, ${counters.long} over 3 h), ${counters.values} values checked `
       + `(${counters.nullAsZero} null→0), ${counters.headerLines} NRQL header lines (${counters.nrqlQueries} run by the NRQL engine, `
-      + `${counters.nrqlValues} values equal to REST's), ${counters.notFound} names not found; ${elapsed} ms`;
+      + `${counters.nrqlValues} values compared with REST's), ${counters.notFound} names not found; ${elapsed} ms`;
     console.log(summary);
     if (problems.length > 0) {
       const byKind = new Map<string, number>();
