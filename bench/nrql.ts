@@ -485,6 +485,7 @@ export async function runNrqlBench(options: NrqlBenchOptions = DEFAULT_NRQL_OPTI
           return readBefore;
         },
         rows: () => { throw new Error(`${c.label}: the engine asked for rows`); },
+        regexError: () => { throw new Error(`${c.label}: the engine checked a pattern`); },
       };
       const shapingEngine = new NrqlEngine({ executor: canned, dictionaries: storeDictionaries(server.catalog, server.metrics), clock });
       checkAnswer(`${c.label} (columns read beforehand)`, await shapingEngine.run(c.nrql, runOptions), expected);

@@ -35,8 +35,6 @@ export interface ResultColumn {
   readonly output: OutputExpr;
   readonly decode?: DictionaryName;
   readonly listLimit?: number;
-  /** Values arrive as JSON text (attributes of any type: latest, earliest, uniques). */
-  readonly json?: boolean;
 }
 
 export interface FacetKey {
@@ -54,6 +52,8 @@ interface Common {
   readonly eventTypes: readonly string[];
   /** COMPARE WITH: the earlier window and its metadata text. */
   readonly compare?: { readonly window: TimeWindow; readonly text: string };
+  /** RLIKE patterns (and where each is written), to be checked by the SQL engine's regex library before the query runs. */
+  readonly regexPatterns: readonly { readonly pattern: string; readonly span: Span }[];
 }
 
 /** Aggregates, optionally per facet and per time bucket. */
@@ -105,6 +105,8 @@ export type AnalyzedQuery = AnalyzedAggregate | AnalyzedRows | AnalyzedShowEvent
 type Binding =
   | { readonly kind: 'field'; readonly name: string; readonly numericId?: boolean }
   | { readonly kind: 'dictionary'; readonly idField: string; readonly dictionary: DictionaryName }
+  /** An entity attribute of custom events: the event's own attribute, else the catalog's (when it has an id). */
+  | { readonly kind: 'ownOrCatalog'; readonly name: string; readonly catalog: Binding }
   | { readonly kind: 'value' }
   | { readonly kind: 'missing' };
 
@@ -169,6 +171,9 @@ class SelectAnalyzer {
     if (q.timeseries) {
       if (q.timeseries.slideBy) throw new NrqlError('NRQL_UNSUPPORTED', 'TIMESERIES … SLIDE BY is not supported by Timeslice\'s NRQL subset', q.timeseries.span);
       buckets = resolveBuckets(window, q.timeseries.size, q.timeseries.span);
+      if (buckets.widthMs < 1000) {
+        throw new NrqlError('NRQL_INVALID_EXPRESSION', 'TIMESERIES buckets are at least 1 second wide (results give their bounds in whole seconds)', q.timeseries.span);
+      }
       window = { ...window, beginMs: buckets.beginMs, endMs: buckets.beginMs + buckets.count * buckets.widthMs };
     }
     if (q.metricFormat !== undefined) {
@@ -186,6 +191,8 @@ class SelectAnalyzer {
     const where = q.where ? this.condition(q.where) : ({ kind: 'true' } as Predicate);
     const common: Omit<AnalyzedRows, 'kind' | 'columns' | 'all' | 'orderBy' | 'limit' | 'offset'> & { where: Predicate } = {
       source, accountIds: this.ctx.accountIds, window, where, eventTypes: source.kind === 'events' ? source.eventTypes : ['Metric'],
+      // Filled in at the end: aggregates' filter() conditions add patterns too.
+      regexPatterns: [],
       ...(compare ? { compare } : {}),
     };
     if (q.limit !== undefined && q.limit !== 'max' && q.limit > MAX_LIMIT) {
@@ -202,14 +209,16 @@ class SelectAnalyzer {
     const set = new AggregateSet();
     const columns: ResultColumn[] = [];
     let rankBy: OutputExpr | undefined;
-    for (const item of q.select) {
+    // Unaliased items whose fallback keys collide (`rate`, `filter.count`) are keyed by their text instead.
+    const fallbackKeys = q.select.map((item) => (item.alias === undefined ? this.aggregateExpr(item.expr, new AggregateSet()).key : undefined));
+    const collides = (key: string | undefined) => key !== undefined && fallbackKeys.filter((k) => k === key).length > 1;
+    for (const [i, item] of q.select.entries()) {
       const lowered = this.aggregateExpr(item.expr, set);
       columns.push({
-        key: item.alias ?? lowered.key,
+        key: item.alias ?? (collides(fallbackKeys[i]) ? formatExpr(item.expr) : lowered.key),
         output: lowered.output,
         ...(lowered.decode ? { decode: lowered.decode } : {}),
         ...(lowered.listLimit !== undefined ? { listLimit: lowered.listLimit } : {}),
-        ...(lowered.json ? { json: true } : {}),
       });
       if (rankBy === undefined) rankBy = lowered.rank === 'value' ? rankingOutput(lowered.output) : undefined;
     }
@@ -235,6 +244,7 @@ class SelectAnalyzer {
       kind: 'aggregate', ...common, aggregates: set.all, columns, ...(buckets ? { buckets } : {}), facets, facetLimit,
       ...(rankBy ? { rankBy } : {}),
       ...(facetPresence !== undefined ? { facetPresence } : {}),
+      regexPatterns: this.patternList(),
     };
   }
 
@@ -247,9 +257,16 @@ class SelectAnalyzer {
       const resolved = this.row(item.expr, 'json');
       return { key: item.alias ?? resultName(item.expr), expr: resolved.expr, ...(resolved.decode ? { decode: resolved.decode } : {}) };
     });
-    const orderBy = (q.orderBy ?? []).map((o) => ({ expr: this.row(o.expr, 'any').expr, descending: o.descending }));
+    const orderBy = (q.orderBy ?? []).flatMap((o) => {
+      const resolved = this.row(o.expr, 'any');
+      // Names kept as ids sort by their text: looked up in SQL for the small dictionaries.
+      const expr = resolved.decode ? this.lookup(resolved, o.expr.span) : resolved.expr;
+      // A constant (`ORDER BY 1`, an attribute the source cannot have) orders nothing.
+      const source = common.source;
+      return varies(expr, source.kind === 'events' && source.eventTypes.length > 1) ? [{ expr, descending: o.descending }] : [];
+    });
     const limit = q.limit === undefined ? DEFAULT_ROW_LIMIT : q.limit === 'max' ? MAX_LIMIT : q.limit;
-    return { kind: 'rows', ...common, columns, all, orderBy, limit, offset: q.offset ?? 0 };
+    return { kind: 'rows', ...common, columns, all, orderBy, limit, offset: q.offset ?? 0, regexPatterns: this.patternList() };
   }
 
   private facets(items: readonly FacetItem[], span: Span): FacetKey[] {
@@ -338,6 +355,7 @@ class SelectAnalyzer {
         return this.aggregateExpr(expr, set);
       },
       text: (expr) => formatExpr(expr),
+      apdexMetrics: () => this.dictionaryPredicate({ dictionary: 'metricName', idField: 'metricId' }, (name) => APDEX_METRIC.test(name)),
     };
   }
 
@@ -353,12 +371,38 @@ class SelectAnalyzer {
 
   private binding(name: string): Binding {
     if (this.timeslices) return METRIC_ATTRIBUTES[name] ?? { kind: 'missing' };
-    if (this.catalogAttributes || this.viaCatalog) return AGENT_EVENT_ATTRIBUTES[name] ?? { kind: 'field', name };
-    return { kind: 'field', name };
+    const catalog = AGENT_EVENT_ATTRIBUTES[name];
+    if (!catalog) return { kind: 'field', name };
+    // Custom events (the Event API's name their appName…; an agent's have them from the catalog)
+    // and FROM lists mixing them with agent events: the event's own attribute, else the catalog's.
+    return this.catalogAttributes ? catalog : { kind: 'ownOrCatalog', name, catalog };
   }
 
-  /** Set while a condition on a custom event is resolved through the catalog (see `condition`). */
-  private viaCatalog = false;
+  /** The event's own attribute, else the catalog's value for its id, as one SQL expression. */
+  private ownOrCatalog(b: Extract<Binding, { kind: 'ownOrCatalog' }>, type: ValueType): RowExpr {
+    const own: RowExpr = { kind: 'field', name: b.name, type };
+    const catalog = b.catalog;
+    let fallback: RowExpr;
+    if (catalog.kind === 'field') {
+      // A number (appId, realAgentId); the stored id is 0 on Event API events, where there is none.
+      if (type === 'boolean') return own;
+      const as: ValueType = type === 'any' ? 'number' : type;
+      const id: RowExpr = { kind: 'field', name: catalog.name, type: as };
+      const known: RowExpr = { kind: 'cases', cases: [{ when: { kind: 'compare', op: '!=', left: field(catalog.name), right: { kind: 'literal', value: 0 } }, then: id }] };
+      return { kind: 'coalesce', items: [{ ...own, type: as }, known] };
+    } else if (catalog.kind === 'dictionary') {
+      if (type === 'number' || type === 'boolean') return own;
+      const entries = [...this.ctx.dictionaries.entries(catalog.dictionary, this.ctx.accountIds)];
+      if (entries.length > MAX_LOOKUP_ENTRIES) return own;
+      // Shown as JSON text where values are (row listings, latest…), so the names parse like the attribute's.
+      fallback = type === 'json'
+        ? { kind: 'lookup', expr: field(catalog.idField), entries: entries.map(([id, text]) => [id, JSON.stringify(text)] as const), json: true }
+        : { kind: 'lookup', expr: field(catalog.idField), entries };
+    } else {
+      return own;
+    }
+    return { kind: 'coalesce', items: [own, fallback] };
+  }
 
   /** `V['count']`, `getField(V, 'count')`, and arithmetic over such parts and numbers. */
   private pointExpr(expr: Expr): PointExpr | undefined {
@@ -411,11 +455,15 @@ class SelectAnalyzer {
       case 'attribute': {
         const b = this.binding(expr.name);
         switch (b.kind) {
-          case 'field': return { expr: { kind: 'field', name: b.name, type: b.numericId ? 'number' : type } };
+          // Ids are numbers, compared as text only with text (`appId LIKE '1%'`, `appId = 'x'`).
+          case 'field': return { expr: { kind: 'field', name: b.name, type: b.numericId && type !== 'string' && type !== 'json' ? 'number' : type } };
           // A name is text: as a number it is null (as any text attribute is), never its id.
-          case 'dictionary': return type === 'number' || type === 'boolean' ? { expr: { kind: 'literal', value: null } } : { expr: field(b.idField), decode: b.dictionary };
+          case 'dictionary':
+            if (type === 'number' || type === 'boolean') return { expr: { kind: 'literal', value: null } };
+            return { expr: this.dictionaryId(b.idField, b.dictionary), decode: b.dictionary };
           case 'value': throw invalid(`${expr.name} is a summary of many calls; aggregate it (count, average…) or take a field: ${expr.name}['count']`, expr.span);
           case 'missing': return { expr: { kind: 'literal', value: null } };
+          case 'ownOrCatalog': return { expr: this.ownOrCatalog(b, type) };
           default: return assertNever(b);
         }
       }
@@ -459,20 +507,6 @@ class SelectAnalyzer {
   // ── conditions ────────────────────────────────────────────────────────────────────────────
 
   private condition(c: Condition): Predicate {
-    const subject = c.kind === 'compare' ? c.left : c.kind === 'in' || c.kind === 'like' || c.kind === 'rlike' || c.kind === 'is' ? c.expr : undefined;
-    if (!this.timeslices && !this.catalogAttributes && subject?.kind === 'attribute' && AGENT_EVENT_ATTRIBUTES[subject.name] && !(c.kind === 'is' && c.test !== 'null')) {
-      // Custom events: the Event API's carry `appName`… in their attributes; an agent's custom
-      // events have them from the catalog, like its other events. The attribute wins when present.
-      const fromAttributes = this.leafCondition(c);
-      this.viaCatalog = true;
-      try {
-        const fromCatalog = this.leafCondition(c);
-        const absent: Predicate = { kind: 'isNull', expr: { kind: 'field', name: subject.name, type: 'any' }, negated: false };
-        return { kind: 'or', items: [fromAttributes, and(absent, fromCatalog)] };
-      } finally {
-        this.viaCatalog = false;
-      }
-    }
     return this.leafCondition(c);
   }
 
@@ -490,16 +524,23 @@ class SelectAnalyzer {
           if (c.op === '=' && value !== null && (dictionary.dictionary === 'metricName' || dictionary.dictionary === 'scopeName')) {
             // The common case (`metricTimesliceName = 'HttpDispatcher'`) without scanning the dictionary.
             const id = this.ctx.dictionaries.idOf(dictionary.dictionary, String(value), this.ctx.accountIds);
-            return { kind: 'in', expr: field(dictionary.idField), values: id === undefined ? [] : [id], negated: false };
+            return { kind: 'in', expr: this.dictionaryId(dictionary.idField, dictionary.dictionary), values: id === undefined ? [] : [id], negated: false };
           }
           return this.dictionaryPredicate(dictionary, (text) => compareText(text, c.op, value));
         }
         if (dictionary || this.dictionaryOf(c.right)) throw invalid('compare this attribute with a literal value', c.span);
         if (this.timeslices && this.isValue(c.left)) throw invalid('compare a field of the timeslice value, such as newrelic.timeslice.value[\'count\']', c.left.span);
-        const type = isLiteral(c.right) ? literalType(c.right) : 'number';
+        const value = isLiteral(c.right) ? literalValue(c.right) : undefined;
+        let type: ValueType = isLiteral(c.right) ? literalType(c.right) : 'number';
+        if (this.isNumericId(c.left) && typeof value === 'string' && NUMERIC_TEXT.test(value)) type = 'number';
         const left = this.row(c.left, type);
+        if (left.decode) throw invalid('compare this attribute with a literal value', c.span);
+        if (left.expr.kind === 'eventType' && value !== undefined) {
+          // An event type is text: compared with a number it matches nothing, as text it compares as text.
+          return { kind: 'compare', op: c.op, left: left.expr, right: { kind: 'literal', value: value === null ? null : String(value) } };
+        }
         const right = this.row(c.right, type);
-        if (left.decode || right.decode) throw invalid('compare this attribute with a literal value', c.span);
+        if (right.decode) throw invalid('compare this attribute with a literal value', c.span);
         return { kind: 'compare', op: c.op, left: left.expr, right: this.looseId(left.expr, right.expr) };
       }
       case 'in': {
@@ -513,25 +554,32 @@ class SelectAnalyzer {
           const p = this.dictionaryPredicate(dictionary, (text) => wanted.includes(text));
           return c.negated ? { kind: 'not', item: p } : p;
         }
-        const nonNull = values.filter((v): v is Literal => v !== null);
-        const type: ValueType = typeof nonNull[0] === 'number' ? 'number' : typeof nonNull[0] === 'boolean' ? 'boolean' : 'string';
-        const r = this.row(c.expr, type);
-        const loose = r.expr.kind === 'field' && r.expr.type === 'number' ? nonNull.map((v) => (typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v) ? Number(v) : v)) : nonNull;
-        return { kind: 'in', expr: r.expr, values: loose, negated: c.negated };
+        // One IN per kind of value, each compared as its kind (a number never equals text here).
+        const numericId = this.isNumericId(c.expr);
+        const byType = new Map<ValueType, Literal[]>();
+        for (const v of values) {
+          if (v === null) continue;
+          const loose = numericId && typeof v === 'string' && NUMERIC_TEXT.test(v) ? Number(v) : v;
+          const type: ValueType = typeof loose === 'number' ? 'number' : typeof loose === 'boolean' ? 'boolean' : 'string';
+          byType.set(type, [...(byType.get(type) ?? []), loose]);
+        }
+        const parts: Predicate[] = [...byType].map(([type, list]) => {
+          const expr = this.row(c.expr, type).expr;
+          return { kind: 'in', expr, values: expr.kind === 'eventType' ? list.map(String) : list, negated: false };
+        });
+        if (parts.length === 0) return c.negated ? { kind: 'true' } : { kind: 'not', item: { kind: 'true' } };
+        const positive: Predicate = parts.length === 1 ? parts[0]! : { kind: 'or', items: parts };
+        // NOT IN keeps SQL's rule: a row without the attribute is in neither.
+        return c.negated ? and({ kind: 'isNull', expr: this.row(c.expr, 'any').expr, negated: true }, { kind: 'not', item: positive }) : positive;
       }
       case 'like':
       case 'rlike': {
-        let test: (text: string) => boolean;
-        if (c.kind === 'like') {
-          const re = likeRegex(c.pattern);
-          test = (text) => re.test(text);
-        } else {
-          const re = this.regex(c.pattern, c.span);
-          test = (text) => re.test(text);
-        }
+        // Every pattern is checked by the SQL engine's regex library (RE2) before the query runs.
+        if (c.kind === 'rlike' && !this.patterns.has(c.pattern)) this.patterns.set(c.pattern, c.span);
         const dictionary = this.dictionaryOf(c.expr);
         if (dictionary) {
-          const p = this.dictionaryPredicate(dictionary, test);
+          const re = c.kind === 'like' ? likeRegex(c.pattern) : this.regex(c.pattern, c.span);
+          const p = this.dictionaryPredicate(dictionary, (text) => re.test(text));
           return c.negated ? { kind: 'not', item: p } : p;
         }
         const r = this.row(c.expr, 'string');
@@ -548,7 +596,7 @@ class SelectAnalyzer {
         if (dictionary && c.test === 'null') {
           // Only scope is ever absent on stored rows: id 0 means "no scope".
           const isNull: Predicate = dictionary.dictionary === 'scopeName'
-            ? { kind: 'compare', op: '=', left: this.row(c.expr, 'any').expr, right: { kind: 'literal', value: 0 } }
+            ? { kind: 'compare', op: '=', left: field(dictionary.idField), right: { kind: 'literal', value: 0 } }
             : { kind: 'not', item: { kind: 'true' } };
           return c.negated ? { kind: 'not', item: isNull } : isNull;
         }
@@ -558,6 +606,21 @@ class SelectAnalyzer {
       default:
         return assertNever(c);
     }
+  }
+
+  private isNumericId(expr: Expr): boolean {
+    if (expr.kind !== 'attribute') return false;
+    const b = this.binding(expr.name);
+    return b.kind === 'field' && b.numericId === true;
+  }
+
+  /**
+   * The id column of a dictionary attribute, as a row expression. Scope id 0 stands for "no scope":
+   * it reads as null, so `count(scope)` counts scoped rows and `NOT scope = 'x'` skips unscoped ones.
+   */
+  private dictionaryId(idField: string, dictionary: DictionaryName): RowExpr {
+    if (dictionary !== 'scopeName') return field(idField);
+    return { kind: 'cases', cases: [{ when: { kind: 'compare', op: '!=', left: field(idField), right: { kind: 'literal', value: 0 } }, then: field(idField) }] };
   }
 
   private isValue(expr: Expr): boolean {
@@ -583,25 +646,59 @@ class SelectAnalyzer {
   private dictionaryPredicate(d: { dictionary: DictionaryName; idField: string }, test: (text: string) => boolean): Predicate {
     const ids: number[] = [];
     for (const [id, text] of this.ctx.dictionaries.entries(d.dictionary, this.ctx.accountIds)) if (test(text)) ids.push(id);
-    return { kind: 'in', expr: field(d.idField), values: ids, negated: false };
+    return { kind: 'in', expr: this.dictionaryId(d.idField, d.dictionary), values: ids, negated: false };
   }
 
   /** Ids compare loosely: `appId = '77'` is `appId = 77`. */
   private looseId(left: RowExpr, right: RowExpr): RowExpr {
-    if (left.kind === 'field' && left.type === 'number' && right.kind === 'literal' && typeof right.value === 'string' && /^-?\d+(\.\d+)?$/.test(right.value)) {
+    if (left.kind === 'field' && left.type === 'number' && right.kind === 'literal' && typeof right.value === 'string' && NUMERIC_TEXT.test(right.value)) {
       return { kind: 'literal', value: Number(right.value) };
     }
     return right;
   }
 
+  /**
+   * An RLIKE pattern for names matched here rather than in SQL (entity, metric and scope names).
+   * RE2's leading `(?i)` becomes JavaScript's `i` flag; other RE2-only forms (`\pL`, `[[:alpha:]]`,
+   * `(?P<name>…)`) are refused for these names rather than matched differently.
+   */
   private regex(pattern: string, span: Span): RegExp {
+    const insensitive = pattern.startsWith('(?i)');
+    const body = insensitive ? pattern.slice(4) : pattern;
     try {
-      return new RegExp(`^(?:${pattern})$`, 'u');
-    } catch (error) {
-      throw new NrqlError('NRQL_BAD_ARGUMENTS', `RLIKE: not a valid regular expression: ${(error as Error).message}`, span);
+      return new RegExp(`^(?:${body})$`, insensitive ? 'iu' : 'u');
+    } catch {
+      throw new NrqlError('NRQL_UNSUPPORTED', `RLIKE on an application, host, metric or scope name takes the common regular expression forms; this pattern uses one that is not supported there: ${pattern}`, span);
     }
   }
+
+  private patternList(): { pattern: string; span: Span }[] {
+    return [...this.patterns].map(([pattern, span]) => ({ pattern, span }));
+  }
+
+  /** RLIKE patterns of the query, for the engine to check before running it. */
+  readonly patterns = new Map<string, Span>();
 }
+
+/** Metrics whose timeslices are Apdex counts: `Apdex`, `Apdex/…`, `EndUser/Apdex`… */
+const APDEX_METRIC = /(^|\/)Apdex(\/|$)/;
+
+/** Whether a row expression can differ between rows (reads a field, or the event type across several types). */
+function varies(expr: RowExpr, severalTypes: boolean): boolean {
+  switch (expr.kind) {
+    case 'field': return true;
+    case 'literal': return false;
+    case 'eventType': return severalTypes;
+    case 'arith': return varies(expr.left, severalTypes) || varies(expr.right, severalTypes);
+    case 'coalesce': return expr.items.some((e) => varies(e, severalTypes));
+    case 'lookup': return varies(expr.expr, severalTypes);
+    case 'cases': return true;
+    default: return assertNever(expr);
+  }
+}
+
+/** Text that reads as a number: ids compare loosely (`appId = '77'`). */
+const NUMERIC_TEXT = /^-?\d+(\.\d+)?$/;
 
 const FLIPPED = { '=': '=', '!=': '!=', '<': '>', '<=': '>=', '>': '<', '>=': '<=' } as const;
 

@@ -136,12 +136,14 @@ interface AggregateOutcome {
  * rest each computed over their own rows.
  */
 async function aggregateOver(query: AnalyzedAggregate, window: TimeWindow, buckets: Buckets | undefined, deps: ExecuteDeps, fixedFacets: readonly PlainValue[][] | undefined): Promise<AggregateOutcome> {
+  // Aggregates of attributes of any type arrive as JSON text: parsed once, before any output reads them.
+  const jsonAggregates = query.aggregates.map((c) => c.arg !== undefined && isJsonText(c.arg));
   const run = (groupBy: readonly RowExpr[], withBuckets: boolean, where: Predicate = query.where) => {
     const plan: AggregatePlan = {
       kind: 'aggregate', source: query.source, accountId: query.accountIds, window, where, groupBy,
       ...(withBuckets && buckets ? { buckets } : {}), aggregates: query.aggregates, outputs: [],
     };
-    return deps.executor.aggregate(plan, deps.options).then((cols) => groupsOf(cols, groupBy.length));
+    return deps.executor.aggregate(plan, deps.options).then((cols) => groupsOf(cols, groupBy.length, jsonAggregates));
   };
   const windowSeconds = (window.endMs - window.beginMs) / 1000;
   const shape = (vector: Vector | undefined, seconds: number) => shapeValues(query.columns, vector, seconds, deps.dictionaries);
@@ -178,12 +180,13 @@ async function aggregateOver(query: AnalyzedAggregate, window: TimeWindow, bucke
   const decodeFacet = (values: readonly PlainValue[]) => values.map((v, i) => decodeValue(v, query.facets[i]!.decode, deps.dictionaries));
   const listed = (values: readonly PlainValue[]) => decodeFacet(values).every((v) => v !== null);
   const rank = (groups: Iterable<FacetGroup>): FacetGroup[] => {
+    if (fixedFacets) {
+      // COMPARE WITH: the current window's facets, each with its rows here or none (zero-filled).
+      const byKey = new Map([...groups].map((g) => [groupKey(g.values), g]));
+      return fixedFacets.map((values) => byKey.get(groupKey(values)) ?? { values, buckets: new Map() });
+    }
     const present = (g: FacetGroup) => query.facetPresence === undefined || Number(wholeOf(g)?.[query.facetPresence] ?? 0) > 0;
     const candidates = [...groups].filter((g) => listed(g.values) && present(g));
-    if (fixedFacets) {
-      const wanted = new Set(fixedFacets.map((v) => JSON.stringify(v)));
-      return candidates.filter((g) => wanted.has(JSON.stringify(g.values)));
-    }
     const score = new Map(candidates.map((g) => [g, rankValue(query, wholeOf(g), windowSeconds)]));
     candidates.sort((a, b) => compareRank(score.get(a)!, score.get(b)!) || compareFacets(decodeFacet(a.values), decodeFacet(b.values)));
     return candidates.slice(0, query.facetLimit);
@@ -249,8 +252,9 @@ function groupKey(values: readonly PlainValue[]): PlainValue {
   return values.length === 1 ? values[0]! : JSON.stringify(values);
 }
 
-/** Result columns → facet groups by their values, each with its vectors per bucket. */
-function groupsOf(cols: Awaited<ReturnType<PlanExecutor['aggregate']>>, groupCount: number): Map<PlainValue, FacetGroup> {
+/** Result columns → facet groups by their values, each with its vectors per bucket (JSON text parsed where `json`). */
+function groupsOf(cols: Awaited<ReturnType<PlanExecutor['aggregate']>>, groupCount: number, json: readonly boolean[]): Map<PlainValue, FacetGroup> {
+  const parse = (v: unknown): unknown => (typeof v === 'string' ? JSON.parse(v) : Array.isArray(v) ? v.map(parse) : v);
   const groups = new Map<PlainValue, FacetGroup>();
   for (let r = 0; r < cols.rowCount; r++) {
     const values = groupCount === 1 ? [cols.groups[0]![r]!] : Array.from({ length: groupCount }, (_, g) => cols.groups[g]![r]!);
@@ -260,7 +264,7 @@ function groupsOf(cols: Awaited<ReturnType<PlanExecutor['aggregate']>>, groupCou
       group = { values, buckets: new Map() };
       groups.set(key, group);
     }
-    group.buckets.set(cols.buckets ? cols.buckets[r]! : -1, cols.aggregates.map((a) => a[r]));
+    group.buckets.set(cols.buckets ? cols.buckets[r]! : -1, cols.aggregates.map((a, i) => (json[i] ? parse(a[r]) : a[r])));
   }
   return groups;
 }
@@ -271,10 +275,7 @@ function facetMembership(exprs: readonly RowExpr[], top: readonly PlainValue[][]
   if (exprs.length === 1) {
     return { kind: 'in', expr: exprs[0]!, values: top.map((v) => v[0] as string | number | boolean), negated: false };
   }
-  return {
-    kind: 'or',
-    items: top.map((values) => and(...values.map((v, i): Predicate => ({ kind: 'compare', op: '=', left: exprs[i]!, right: { kind: 'literal', value: v as string | number | boolean } })))),
-  };
+  return { kind: 'tupleIn', exprs, tuples: top.map((values) => values.map((v) => v as string | number | boolean)) };
 }
 
 /** Rows outside `inTop`, including those whose facet value is null (SQL's NOT IN would drop them). */
@@ -307,17 +308,14 @@ function shapeValues(columns: readonly ResultColumn[], vector: Vector | undefine
   const row: ResultRow = {};
   for (const column of columns) {
     let value = evaluateValue(column.output, values, seconds);
-    const plain = (v: unknown): PlainValue => {
-      const parsed = column.json && typeof v === 'string' ? (JSON.parse(v) as PlainValue) : (v as PlainValue);
-      return decodeValue(parsed, column.decode, dictionaries);
-    };
+    const plain = (v: unknown): PlainValue => decodeValue(v as PlainValue, column.decode, dictionaries);
     if (value === null && column.listLimit !== undefined) {
       value = [];
     } else if (Array.isArray(value)) {
       // uniques(): values listed once each, in a stable order, up to the function's limit.
       const items = value.map(plain).filter((v) => v !== null);
       value = [...new Map(items.map((v) => [JSON.stringify(v), v])).values()].sort(compareValues).slice(0, column.listLimit);
-    } else if (column.json || column.decode) {
+    } else if (column.decode) {
       value = plain(value);
     }
     row[column.key] = value;
@@ -334,9 +332,13 @@ function compareValues(a: unknown, b: unknown): number {
 
 /** Whether a row expression's values arrive as JSON text: attributes of any type, and OR-chains of them. */
 function isJsonText(expr: RowExpr): boolean {
-  if (expr.kind === 'field') return expr.type === 'json';
-  if (expr.kind === 'coalesce') return expr.items.every(isJsonText);
-  return false;
+  switch (expr.kind) {
+    case 'field': return expr.type === 'json';
+    case 'lookup': return expr.json === true;
+    case 'coalesce': return expr.items.every(isJsonText);
+    case 'cases': return expr.cases.every((c) => isJsonText(c.then)) && (expr.otherwise === undefined || isJsonText(expr.otherwise));
+    default: return false;
+  }
 }
 
 function decodeValue(value: PlainValue, dictionary: DictionaryName | undefined, dictionaries: NrqlDictionaries): PlainValue {
@@ -412,13 +414,14 @@ function wholeRow(query: AnalyzedRows, timeMs: number, eventType: string, typedJ
   for (const [name, value] of Object.entries(typed)) if (value !== null && !name.startsWith('@')) merged[name] = value;
   // Agents name the event type in a `type` intrinsic; New Relic keeps it as the event type, not as an attribute.
   if (merged.type === eventType) delete merged.type;
+  // Entity attributes from the catalog, unless the event carries its own (Event API events do).
   const appId = typed[EVENT_ID_FIELDS.appId] as number | null;
   if (appId) {
-    merged.appId = appId;
-    merged.appName = dictionaries.decode('appName', appId);
-    merged['entity.guid'] = dictionaries.decode('entityGuid', appId);
+    merged.appId ??= appId;
+    merged.appName ??= dictionaries.decode('appName', appId);
+    merged['entity.guid'] ??= dictionaries.decode('entityGuid', appId);
     const hostId = typed[EVENT_ID_FIELDS.hostId] as number | null;
-    if (hostId) merged.host = dictionaries.decode('hostName', hostId);
+    if (hostId) merged.host ??= dictionaries.decode('hostName', hostId);
   }
   return { timestamp: timeMs, ...merged };
 }

@@ -26,6 +26,8 @@ export interface LowerContext {
   aggregate(expr: Expr, set: AggregateAdder): LoweredAggregate;
   /** Text of an expression as written canonically (for result keys). */
   text(expr: Expr): string;
+  /** Timeslices of Apdex metrics only: `apdex(value)` reads their re-purposed slots and nothing else. */
+  apdexMetrics(): Predicate;
 }
 
 export interface LoweredAggregate {
@@ -36,8 +38,6 @@ export interface LoweredAggregate {
   readonly decode?: DictionaryName;
   /** A list output's length limit (`uniques(x, 50)`). */
   readonly listLimit?: number;
-  /** Values (or list items) arrive as JSON text, keeping the type the sender gave them. */
-  readonly json?: boolean;
   /** Which function ranks facets when this is the first aggregate (§3 FACET). */
   readonly rank: 'value' | 'frequency';
 }
@@ -149,9 +149,8 @@ function listOrLatest(fn: 'distinct' | 'latest' | 'earliest', canonical: string)
     lower(args, call, ctx, set) {
       const arg = exprArg(args, 0, call);
       if (arg.kind === 'star' || ctx.isTimesliceValue(arg)) throw badArgs(call, 'takes an attribute', arg.span);
-      // As JSON text, so a number sent as a number comes back as one.
+      // As JSON text, so a number sent as a number comes back as one (parsed when shaping).
       const row = ctx.row(arg, 'json');
-      const json = row.expr.kind === 'field' && row.expr.type === 'json';
       let listLimit: number | undefined;
       if (fn === 'distinct') {
         listLimit = UNIQUES_DEFAULT_LIMIT;
@@ -170,7 +169,6 @@ function listOrLatest(fn: 'distinct' | 'latest' | 'earliest', canonical: string)
         key: attributeKey(canonical, arg, ctx),
         ...(row.decode ? { decode: row.decode } : {}),
         ...(listLimit !== undefined ? { listLimit } : {}),
-        ...(json ? { json } : {}),
         rank: 'frequency',
       };
     },
@@ -260,10 +258,12 @@ const apdex: FunctionEntry = {
     if (ctx.isTimesliceValue(arg)) {
       if (args[1]) throw badArgs(call, 'an Apdex metric carries its own T; apdex(value) takes no t:', args[1].span);
       // Apdex timeslices reuse the slots: count = satisfied, total = tolerating, totalExclusive = frustrated.
-      const s = out.zeroIfNull(out.aggregate(set.add({ fn: 'sum', arg: field('count') })));
-      const t = out.zeroIfNull(out.aggregate(set.add({ fn: 'sum', arg: field('total') })));
-      const f = out.zeroIfNull(out.aggregate(set.add({ fn: 'sum', arg: field('totalExclusive') })));
-      return { output: apdexObject(lowerTimesliceFunction(ts.apdex(), set), s, t, f), key, rank: 'frequency' };
+      // Other metrics' slots hold times, not counts: they take no part.
+      const apdexSet = set.filtered(ctx.apdexMetrics());
+      const s = out.zeroIfNull(out.aggregate(apdexSet.add({ fn: 'sum', arg: field('count') })));
+      const t = out.zeroIfNull(out.aggregate(apdexSet.add({ fn: 'sum', arg: field('total') })));
+      const f = out.zeroIfNull(out.aggregate(apdexSet.add({ fn: 'sum', arg: field('totalExclusive') })));
+      return { output: apdexObject(lowerTimesliceFunction(ts.apdex(), apdexSet), s, t, f), key, rank: 'frequency' };
     }
     if (arg.kind === 'star') throw badArgs(call, 'takes a duration attribute', arg.span);
     let threshold = DEFAULT_APDEX_T;

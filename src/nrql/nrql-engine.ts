@@ -22,7 +22,7 @@ export interface NrqlRunOptions {
   readonly timeoutMs?: number;
 }
 
-/** A query's answer: NerdGraph's result container plus the canonical text of the query. */
+/** A query's answer: NerdGraph's result container plus the query as it was sent (NerdGraph's `nrql`). */
 export interface NrqlAnswer extends NrqlResult {
   readonly nrql: string;
 }
@@ -51,11 +51,17 @@ export class NrqlEngine {
   }
 
   async run(text: string, options: NrqlRunOptions): Promise<NrqlAnswer> {
-    const { analyzed, canonical } = this.explain(text, options);
+    const { analyzed } = this.explain(text, options);
     const timeoutMs = options.timeoutMs ?? this.deps.defaultTimeoutMs ?? DEFAULT_NRQL_TIMEOUT_MS;
+    if (analyzed.kind !== 'showEventTypes') {
+      for (const { pattern, span } of analyzed.regexPatterns) {
+        const refused = await this.deps.executor.regexError(pattern);
+        if (refused !== undefined) throw new NrqlError('NRQL_BAD_ARGUMENTS', `RLIKE: not a valid RE2 regular expression: ${refused}`, span);
+      }
+    }
     try {
       const result = await execute(analyzed, { executor: this.deps.executor, dictionaries: this.deps.dictionaries, options: { timeoutMs } });
-      return { ...result, nrql: canonical };
+      return { ...result, nrql: text };
     } catch (error) {
       if (error instanceof QueryTimeoutError) {
         throw new NrqlError('NRQL_TIMEOUT', `The query ran longer than its ${timeoutMs / 1000} s timeout and was cancelled; narrow its time window or its facets`);

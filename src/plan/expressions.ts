@@ -31,7 +31,7 @@ export type RowExpr =
   /** The first non-null item (NRQL `a OR b` outside WHERE). */
   | { readonly kind: 'coalesce'; readonly items: readonly RowExpr[] }
   /** The text of an id from a small dictionary, looked up in the query (null for an unknown id). */
-  | { readonly kind: 'lookup'; readonly expr: RowExpr; readonly entries: readonly (readonly [number, string])[] }
+  | { readonly kind: 'lookup'; readonly expr: RowExpr; readonly entries: readonly (readonly [number, string])[]; readonly json?: boolean }
   /** The `then` of the first matching `when`, else `otherwise` (NRQL `FACET CASES`). */
   | { readonly kind: 'cases'; readonly cases: readonly { readonly when: Predicate; readonly then: RowExpr }[]; readonly otherwise?: RowExpr };
 
@@ -49,6 +49,8 @@ export type Predicate =
   | { readonly kind: 'like'; readonly expr: RowExpr; readonly pattern: string; readonly negated: boolean }
   /** Whole-string RE2 match (NRQL RLIKE). */
   | { readonly kind: 'regex'; readonly expr: RowExpr; readonly pattern: string; readonly negated: boolean }
+  /** The values of `exprs` together are one of `tuples` (compared as text; several facets at once). */
+  | { readonly kind: 'tupleIn'; readonly exprs: readonly RowExpr[]; readonly tuples: readonly (readonly Literal[])[] }
   | { readonly kind: 'and' | 'or'; readonly items: readonly Predicate[] }
   | { readonly kind: 'not'; readonly item: Predicate };
 

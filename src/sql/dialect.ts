@@ -50,6 +50,8 @@ export interface Dialect {
   escapeLike(pattern: string): string;
   /** Whole-string regular-expression match. */
   regexFullMatch(exprSql: string, patternSql: string): string;
+  /** Whether the values of `exprSqls` are one of the tuples (each a list of bound values), compared as text. */
+  tupleIn(exprSqls: readonly string[], tupleSqls: readonly (readonly string[])[]): string;
   /** A JSON object text from key/value SQL pairs (row listings). Keys are bound. */
   jsonObject(pairs: readonly (readonly [keySql: string, valueSql: string])[]): string;
 }

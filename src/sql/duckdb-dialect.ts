@@ -1,6 +1,9 @@
 import { assertNever } from '../plan/expressions.js';
 import { registerDialect, type Dialect } from './dialect.js';
 
+/** `true`/`false` in any case (a JSON boolean reads as that text too); anything else is no boolean. */
+const booleanText = (text: string) => `CASE lower(${text}) WHEN 'true' THEN TRUE WHEN 'false' THEN FALSE END`;
+
 export const duckdbDialect: Dialect = {
   name: 'duckdb',
   quoteIdentifier: (name) => `"${name.replaceAll('"', '""')}"`,
@@ -31,7 +34,8 @@ export const duckdbDialect: Dialect = {
       case 'any': return column;
       case 'number': return kind === 'double' || kind === 'integer' ? column : kind === 'timestamp' ? `epoch_ms(${column})` : `TRY_CAST(${column} AS DOUBLE)`;
       case 'string': return kind === 'string' ? column : `CAST(${column} AS VARCHAR)`;
-      case 'boolean': return kind === 'boolean' ? column : `TRY_CAST(${column} AS BOOLEAN)`;
+      // Booleans are booleans, or the text true/false; a number is not a boolean.
+      case 'boolean': return kind === 'boolean' ? column : kind === 'string' ? booleanText(column) : 'CAST(NULL AS BOOLEAN)';
       case 'json': return `CAST(to_json(${column}) AS VARCHAR)`;
       default: return assertNever(type);
     }
@@ -43,7 +47,7 @@ export const duckdbDialect: Dialect = {
     switch (type) {
       case 'any': case 'string': return first(text);
       case 'number': return `TRY_CAST(${first(text)} AS DOUBLE)`;
-      case 'boolean': return `TRY_CAST(${first(text)} AS BOOLEAN)`;
+      case 'boolean': return booleanText(first(text));
       case 'json': return first((m) => `NULLIF(CAST(json_extract(${m}, ${path}) AS VARCHAR), 'null')`);
       default: return assertNever(type);
     }
@@ -53,6 +57,8 @@ export const duckdbDialect: Dialect = {
   like: (expr, pattern) => `(${expr} ILIKE ${pattern} ESCAPE '\\')`,
   escapeLike: (pattern) => pattern.replaceAll('\\', '\\\\').replaceAll('_', '\\_'),
   regexFullMatch: (expr, pattern) => `regexp_full_match(${expr}, ${pattern})`,
+  // Lists of text: each side cast by DuckDB, so a bound number compares as the column's number does.
+  tupleIn: (exprs, tuples) => `[${exprs.map((e) => `CAST(${e} AS VARCHAR)`).join(', ')}] IN (${tuples.map((t) => `[${t.map((v) => `CAST(${v} AS VARCHAR)`).join(', ')}]`).join(', ')})`,
   jsonObject: (pairs) => `CAST(json_object(${pairs.map(([k, v]) => `${k}, ${v}`).join(', ')}) AS VARCHAR)`,
 };
 

@@ -266,6 +266,7 @@ function predicateExprs(p: Predicate): RowExpr[] {
     case 'true': return [];
     case 'compare': return [p.left, p.right];
     case 'in': case 'isNull': case 'isBoolean': case 'like': case 'regex': return [p.expr];
+    case 'tupleIn': return [...p.exprs];
     case 'and': case 'or': return p.items.flatMap(predicateExprs);
     case 'not': return predicateExprs(p.item);
     default: return assertNever(p);
@@ -325,6 +326,9 @@ function renderPredicate(p: Predicate, scope: Scope): string {
       const match = dialect.regexFullMatch(renderRow(p.expr, scope), bind(p.pattern));
       return p.negated ? `NOT ${match}` : match;
     }
+    case 'tupleIn':
+      if (p.tuples.length === 0) return 'FALSE';
+      return dialect.tupleIn(p.exprs.map((e) => renderRow(e, scope)), p.tuples.map((t) => t.map((v) => bind(v))));
     case 'and':
     case 'or':
       return `(${p.items.map((item) => renderPredicate(item, scope)).join(p.kind === 'and' ? ' AND ' : ' OR ')})`;

@@ -47,6 +47,8 @@ export interface PlanExecutor {
   readonly dialect: Dialect;
   aggregate(plan: AggregatePlan, options?: QueryOptions): Promise<AggregateColumns>;
   rows(plan: RowsPlan, options?: QueryOptions): Promise<RowColumns>;
+  /** Why the engine's regex library refuses `pattern`, or undefined when it takes it. */
+  regexError(pattern: string): Promise<string | undefined>;
 }
 
 /** Prepared statements kept per connection; a plan's SQL text repeats, only its parameters change. */
@@ -91,6 +93,16 @@ export class DuckDbPlanExecutor implements PlanExecutor {
           : (values.map(toPlain) as (number | null)[]);
       }),
     };
+  }
+
+  async regexError(pattern: string): Promise<string | undefined> {
+    try {
+      await this.run({ sql: `SELECT ${this.dialect.regexFullMatch("''", this.dialect.placeholder(1))}`, params: [pattern] });
+      return undefined;
+    } catch (error) {
+      // DuckDB prefixes its error class ("Invalid Input Error: …"); the rest names what RE2 refused.
+      return (error as Error).message.replace(/^[A-Za-z ]+Error: /, '');
+    }
   }
 
   async rows(plan: RowsPlan, options: QueryOptions = {}): Promise<RowColumns> {
