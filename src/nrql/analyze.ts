@@ -449,7 +449,7 @@ class SelectAnalyzer {
   private row(expr: Expr, type: ValueType): ResolvedRow {
     switch (expr.kind) {
       case 'number': case 'string': case 'boolean':
-        return { expr: { kind: 'literal', value: expr.value } };
+        return { expr: { kind: 'literal', value: literalAs(expr.value, type) } };
       case 'null':
         return { expr: { kind: 'literal', value: null } };
       case 'attribute': {
@@ -470,20 +470,28 @@ class SelectAnalyzer {
       case 'fieldAccess':
         return { expr: field(this.valuePart(expr)!) };
       case 'negate':
-        return { expr: rowArith('*', { kind: 'literal', value: -1 }, this.numeric(expr.operand)) };
+        return { expr: asType(rowArith('*', { kind: 'literal', value: -1 }, this.numeric(expr.operand)), type) };
       case 'arithmetic':
-        return { expr: rowArith(expr.op, this.numeric(expr.left), this.numeric(expr.right)) };
+        return { expr: asType(rowArith(expr.op, this.numeric(expr.left), this.numeric(expr.right)), type) };
       case 'coalesce': {
         const left = this.row(expr.left, type);
         const right = this.row(expr.right, type);
         if (left.decode || right.decode) throw invalid('OR between attributes takes attributes stored as text or numbers', expr.span);
-        return { expr: { kind: 'coalesce', items: [left.expr, right.expr] } };
+        // SQL's COALESCE wants one type: numbers and booleans are made so by `type`; text and shown
+        // values are cast (JSON text where values are shown, so each parses as what it is).
+        const uniform = (e: RowExpr): RowExpr => {
+          if (type === 'json') return jsonText(e) ? e : { kind: 'cast', expr: e, to: 'json' };
+          if (type === 'string' || type === 'any') return { kind: 'cast', expr: e, to: 'string' };
+          return e;
+        };
+        return { expr: { kind: 'coalesce', items: [uniform(left.expr), uniform(right.expr)] } };
       }
       case 'call': {
         const name = expr.name.toLowerCase();
         if (name === 'eventtype') {
           if (expr.args.length > 0) throw new NrqlError('NRQL_BAD_ARGUMENTS', 'eventType() takes no arguments', expr.span);
-          return { expr: { kind: 'eventType' } };
+          // Text: as a number or a boolean it is null.
+          return { expr: type === 'number' || type === 'boolean' ? { kind: 'literal', value: null } : { kind: 'eventType' } };
         }
         if (name === 'getfield') return { expr: field(this.valuePart(expr)!) };
         if (AGGREGATE_FUNCTIONS.has(name)) throw invalid(`the aggregate ${expr.name}() cannot be used here`, expr.span);
@@ -683,6 +691,18 @@ class SelectAnalyzer {
 /** Metrics whose timeslices are Apdex counts: `Apdex`, `Apdex/…`, `EndUser/Apdex`… */
 const APDEX_METRIC = /(^|\/)Apdex(\/|$)/;
 
+/** Whether a row expression's values are JSON text (attributes read for showing, and OR-chains of them). */
+export function jsonText(expr: RowExpr): boolean {
+  switch (expr.kind) {
+    case 'field': return expr.type === 'json';
+    case 'lookup': return expr.json === true;
+    case 'cast': return expr.to === 'json';
+    case 'coalesce': return expr.items.every(jsonText);
+    case 'cases': return expr.cases.every((c) => jsonText(c.then)) && (expr.otherwise === undefined || jsonText(expr.otherwise));
+    default: return false;
+  }
+}
+
 /** Whether a row expression can differ between rows (reads a field, or the event type across several types). */
 function varies(expr: RowExpr, severalTypes: boolean): boolean {
   switch (expr.kind) {
@@ -691,9 +711,33 @@ function varies(expr: RowExpr, severalTypes: boolean): boolean {
     case 'eventType': return severalTypes;
     case 'arith': return varies(expr.left, severalTypes) || varies(expr.right, severalTypes);
     case 'coalesce': return expr.items.some((e) => varies(e, severalTypes));
-    case 'lookup': return varies(expr.expr, severalTypes);
+    case 'lookup': case 'cast': return varies(expr.expr, severalTypes);
     case 'cases': return true;
     default: return assertNever(expr);
+  }
+}
+
+/** A number computed per row, as a use wants it: text compares its decimal text; it is no boolean. */
+function asType(number: RowExpr, type: ValueType): RowExpr {
+  if (type === 'string') return { kind: 'cast', expr: number, to: 'string' };
+  if (type === 'boolean') return { kind: 'literal', value: null };
+  return number;
+}
+
+/**
+ * A literal as a use wants it: text in arithmetic is null unless it reads as a number, a number
+ * compared as text is its decimal text, booleans are only booleans or the text true/false.
+ */
+function literalAs(value: Literal, type: ValueType): Literal | null {
+  switch (type) {
+    case 'number':
+      return typeof value === 'number' ? value : typeof value === 'string' && NUMERIC_TEXT.test(value) ? Number(value) : null;
+    case 'string':
+      return String(value);
+    case 'boolean':
+      return typeof value === 'boolean' ? value : typeof value === 'string' && /^(true|false)$/i.test(value) ? value.toLowerCase() === 'true' : null;
+    default:
+      return value;
   }
 }
 

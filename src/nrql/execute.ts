@@ -4,7 +4,7 @@ import { TIMESLICE_VALUE } from '../domain/aggregate/timeslice-function.js';
 import { rowMapCount } from '../sql/render-plan.js';
 import { AGENT_EVENT_TYPES, EVENT_ID_FIELDS } from '../sql/sources.js';
 import type { PlainValue, PlanExecutor, QueryOptions } from '../store/plan-executor.js';
-import type { AnalyzedAggregate, AnalyzedQuery, AnalyzedRows, AnalyzedShowEventTypes, ResultColumn } from './analyze.js';
+import { jsonText, type AnalyzedAggregate, type AnalyzedQuery, type AnalyzedRows, type AnalyzedShowEventTypes, type ResultColumn } from './analyze.js';
 import type { DictionaryName, NrqlDictionaries } from './dictionaries.js';
 
 export type ResultRow = Record<string, unknown>;
@@ -137,7 +137,7 @@ interface AggregateOutcome {
  */
 async function aggregateOver(query: AnalyzedAggregate, window: TimeWindow, buckets: Buckets | undefined, deps: ExecuteDeps, fixedFacets: readonly PlainValue[][] | undefined): Promise<AggregateOutcome> {
   // Aggregates of attributes of any type arrive as JSON text: parsed once, before any output reads them.
-  const jsonAggregates = query.aggregates.map((c) => c.arg !== undefined && isJsonText(c.arg));
+  const jsonAggregates = query.aggregates.map((c) => c.arg !== undefined && jsonText(c.arg));
   const run = (groupBy: readonly RowExpr[], withBuckets: boolean, where: Predicate = query.where) => {
     const plan: AggregatePlan = {
       kind: 'aggregate', source: query.source, accountId: query.accountIds, window, where, groupBy,
@@ -330,17 +330,6 @@ function compareValues(a: unknown, b: unknown): number {
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
-/** Whether a row expression's values arrive as JSON text: attributes of any type, and OR-chains of them. */
-function isJsonText(expr: RowExpr): boolean {
-  switch (expr.kind) {
-    case 'field': return expr.type === 'json';
-    case 'lookup': return expr.json === true;
-    case 'coalesce': return expr.items.every(isJsonText);
-    case 'cases': return expr.cases.every((c) => isJsonText(c.then)) && (expr.otherwise === undefined || isJsonText(expr.otherwise));
-    default: return false;
-  }
-}
-
 function decodeValue(value: PlainValue, dictionary: DictionaryName | undefined, dictionaries: NrqlDictionaries): PlainValue {
   if (value === null || dictionary === undefined) return value;
   return typeof value === 'number' ? dictionaries.decode(dictionary, value) : value;
@@ -363,7 +352,7 @@ async function executeRows(query: AnalyzedRows, deps: ExecuteDeps): Promise<Nrql
       const row: ResultRow = { timestamp: cell(0) };
       query.columns.forEach((column, c) => {
         const raw = cell(firstColumn + c);
-        const value = isJsonText(column.expr) && typeof raw === 'string' ? JSON.parse(raw) as PlainValue : raw;
+        const value = jsonText(column.expr) && typeof raw === 'string' ? JSON.parse(raw) as PlainValue : raw;
         row[column.key] = decodeValue(value, column.decode, deps.dictionaries);
       });
       if (query.all) {

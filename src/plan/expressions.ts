@@ -28,6 +28,8 @@ export type RowExpr =
   | { readonly kind: 'arith'; readonly op: ArithOp; readonly left: RowExpr; readonly right: RowExpr }
   /** The row's event type name (NRQL `eventType()`): constant within each source branch. */
   | { readonly kind: 'eventType' }
+  /** A value as text (`string`), or as the JSON text of the value (`json`). */
+  | { readonly kind: 'cast'; readonly expr: RowExpr; readonly to: 'string' | 'json' }
   /** The first non-null item (NRQL `a OR b` outside WHERE). */
   | { readonly kind: 'coalesce'; readonly items: readonly RowExpr[] }
   /** The text of an id from a small dictionary, looked up in the query (null for an unknown id). */

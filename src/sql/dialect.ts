@@ -35,6 +35,10 @@ export interface Dialect {
   divide(leftSql: string, rightSql: string): string;
   /** Epoch milliseconds of a timestamp column, as an integer. */
   epochMs(timeSql: string): string;
+  /** A number as floating point. */
+  asDouble(sql: string): string;
+  /** Any value as text, or as its JSON text. */
+  castText(sql: string, to: 'string' | 'json'): string;
   /** A typed column's value as `type` wants it (NULL where it does not convert). */
   convert(columnSql: string, kind: ColumnKind, type: ValueType): string;
   /**

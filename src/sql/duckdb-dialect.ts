@@ -29,6 +29,8 @@ export const duckdbDialect: Dialect = {
   bucketIndex: (timeSql, beginMsSql, widthMsSql) => `CAST((epoch_ms(${timeSql}) - ${beginMsSql}) // ${widthMsSql} AS INTEGER)`,
   divide: (left, right) => `(${left} / NULLIF(${right}, 0))`,
   epochMs: (timeSql) => `epoch_ms(${timeSql})`,
+  asDouble: (sql) => `CAST(${sql} AS DOUBLE)`,
+  castText: (sql, to) => (to === 'json' ? `CAST(to_json(${sql}) AS VARCHAR)` : `CAST(${sql} AS VARCHAR)`),
   convert(column, kind, type) {
     switch (type) {
       case 'any': return column;

@@ -243,6 +243,7 @@ function distinctLeaves(exprs: readonly RowExpr[]): RowExpr[] {
         e.items.forEach(visit);
         return;
       case 'lookup':
+      case 'cast':
         visit(e.expr);
         return;
       case 'cases':
@@ -282,12 +283,15 @@ function renderRow(expr: RowExpr, scope: Scope): string {
     case 'arith': {
       const left = renderRow(expr.left, scope);
       const right = renderRow(expr.right, scope);
-      return expr.op === '/' ? scope.dialect.divide(left, right) : `(${left} ${expr.op} ${right})`;
+      // NRQL arithmetic is floating point: whole-number columns (epoch ms, ids) must not overflow.
+      return expr.op === '/' ? scope.dialect.divide(left, right) : `(${scope.dialect.asDouble(left)} ${expr.op} ${right})`;
     }
     case 'eventType':
       return scope.eventType();
     case 'coalesce':
       return `COALESCE(${expr.items.map((e) => renderRow(e, scope)).join(', ')})`;
+    case 'cast':
+      return scope.dialect.castText(renderRow(expr.expr, scope), expr.to);
     case 'lookup': {
       if (expr.entries.length === 0) return 'CAST(NULL AS VARCHAR)';
       const key = renderRow(expr.expr, scope);
