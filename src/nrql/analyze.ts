@@ -515,10 +515,6 @@ class SelectAnalyzer {
   // ── conditions ────────────────────────────────────────────────────────────────────────────
 
   private condition(c: Condition): Predicate {
-    return this.leafCondition(c);
-  }
-
-  private leafCondition(c: Condition): Predicate {
     switch (c.kind) {
       case 'and': return and(this.condition(c.left), this.condition(c.right));
       case 'or': return { kind: 'or', items: [this.condition(c.left), this.condition(c.right)] };
