@@ -4,6 +4,7 @@ import pino from 'pino';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { buildApiApp } from './api/api-app.js';
 import { deploymentsV0Plugin } from './api/deployments-v0.js';
+import { collectorDeploymentsPlugin } from './api/rest/deployment-routes.js';
 import { ApiUsageRecorder } from './api/rest/api-usage.js';
 import { systemClock, type Clock } from './clock.js';
 import type { ServeConfig } from './config.js';
@@ -95,6 +96,7 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
       graphqlUrl: (request) => `http://${request.hostname}:${apiPort}/graphql`,
     }));
     await collector.register(eventApiPlugin({ catalog, writer, clock }));
+    await collector.register(collectorDeploymentsPlugin({ catalog, deployments, clock, sunset: config.restSunset, usage: apiUsage }));
     executor = new DuckDbPlanExecutor(db);
     compactor = new TimesliceCompactor(db, clock, config.compaction, storeMaintenance);
     api = await buildApiApp({

@@ -8,6 +8,7 @@ import type { Application } from './catalog.js';
 import type { Database } from './database.js';
 import { timestampValue } from './duckdb-values.js';
 import { Mutex } from './mutex.js';
+import { attributeJson } from './attribute-json.js';
 
 /**
  * Change tracking events, deployments among them, as New Relic stores them: one row of
@@ -166,7 +167,7 @@ export class Deployments {
 
     const appId = input.entity.appId ?? 0;
     const rows = new Rows(CUSTOM_EVENTS);
-    rows.push(input.accountId, appId, 0, 0, input.timestamp, CHANGE_TRACKING_EVENT_TYPE, JSON.stringify(attributes));
+    rows.push(input.accountId, appId, 0, 0, input.timestamp, CHANGE_TRACKING_EVENT_TYPE, attributeJson(attributes));
     await this.writer.write([rows]);
     return { changeTrackingId, deploymentId, accountId: input.accountId, appId, timestamp: input.timestamp, attributes };
   }
@@ -239,11 +240,13 @@ export class Deployments {
   }
 }
 
-const DEPLOYMENT_ID = "CAST(json_extract(attributes, '$.deploymentId') AS BIGINT)";
+// TRY_CAST: a row whose deploymentId is not a whole number is no deployment, never a failed query.
+const DEPLOYMENT_ID = "TRY_CAST(json_extract(attributes, '$.deploymentId') AS BIGINT)";
 
 /** `$1` account, `$2` application. */
 const DEPLOYMENT_ROWS = `account_id = $1 AND app_id = $2 AND event_type = '${CHANGE_TRACKING_EVENT_TYPE}'
-  AND json_extract_string(attributes, '$.category') = '${DEPLOYMENT_CATEGORY}' AND ${DEPLOYMENT_ID} IS NOT NULL`;
+  AND json_extract_string(attributes, '$.category') = '${DEPLOYMENT_CATEGORY}' AND ${DEPLOYMENT_ID} IS NOT NULL
+  AND starts_with(json_extract_string(attributes, '$."service.source"'), 'timeslice:')`;
 
 interface DeploymentRow {
   account_id: number;

@@ -158,21 +158,22 @@ describe('per-event validation: the valid events are stored, the others dropped 
     const uuid = assertAccepted(await post(JSON.stringify(sent)));
     const stored = await events('Valid');
     assert.deepEqual(stored.map((e) => e.attributes.n), [1, 2]);
+    // A non-integer appId is dropped, its event kept (New Relic drops the name and value).
+    assert.deepEqual([...(await events('BadAppId')), ...(await events('FloatAppId'))].map((e) => e.attributes), [{}, {}]);
     const errors = await events('NrIntegrationError');
     const common = { newRelicFeature: 'Event API', category: 'EventApiException', name: 'EventValidationException', requestId: uuid, apiKeyPrefix: TEST_LICENSE_KEY.slice(0, 6) };
     assert.deepEqual(errors.map((e) => e.row), errors.map(() => [1, 0, 0, 0, NOW, 'NrIntegrationError']));
     assert.deepEqual(errors.map((e) => e.attributes), [
       // No eventType, and an empty one: neither has a type to show.
       { ...common, message: '2 event(s) rejected because missing required attributes eventType' },
-      { ...common, message: '2 event(s) rejected because eventType cannot contain the following characters: [., \\]', eventTypeSample: 'has.dot' },
+      { ...common, message: '2 event(s) rejected because eventType can only contain letters, digits, colons (:) and underscores (_)', eventTypeSample: 'has.dot' },
       { ...common, message: '1 event(s) rejected because eventType exceeded maximum length', eventTypeSample: 'x'.repeat(256) },
-      { ...common, message: '3 event(s) rejected because eventType is reserved for New Relic (Metric, MetricRaw, Metric<digit>…, Public_…)', eventTypeSample: 'Metric' },
+      { ...common, message: '3 event(s) rejected because eventType is reserved (Metric, MetricRaw, Metric<digit>…, Public_…, and ChangeTrackingEvent, NrIntegrationError, TimesliceApiCall, which only the service writes)', eventTypeSample: 'Metric' },
       { ...common, message: '1 event(s) rejected because event exceeded maximum number of attributes', eventTypeSample: 'Wide' },
       { ...common, message: '1 event(s) rejected because attribute is missing attribute name', eventTypeSample: 'BadName' },
       { ...common, message: '1 event(s) rejected because attribute name exceeded maximum length', eventTypeSample: 'LongName' },
       { ...common, message: '1 event(s) rejected because attribute value exceeded maximum length', eventTypeSample: 'LongValue' },
       { ...common, message: '2 event(s) rejected because an attribute value was an object or array (values are strings, numbers or booleans)', eventTypeSample: 'Nested' },
-      { ...common, message: '2 event(s) rejected because attribute appId was not an integer', eventTypeSample: 'BadAppId' },
       { ...common, message: '2 event(s) rejected because the event is not a JSON object' },
     ]);
   });

@@ -6,6 +6,7 @@ import type { BatchWriter } from '../../store/batch-writer.js';
 import type { Catalog } from '../../store/catalog.js';
 import type { Database } from '../../store/database.js';
 import { pathOf, routePatternOf, type RestApiName } from './sunset.js';
+import { attributeJson } from '../../store/attribute-json.js';
 
 /**
  * Every REST v2 and Deployments v0 call, recorded as an event so that what still calls REST can
@@ -130,7 +131,7 @@ export class ApiUsageRecorder {
     attributes.durationMs = Math.round(call.durationMs * 1000) / 1000;
     const ownApp = app !== undefined && app.accountId === accountId ? app : undefined;
     if (ownApp) attributes.appId = ownApp.id;
-    this.pending.push(accountId, ownApp?.id ?? 0, 0, 0, call.timestamp, API_USAGE_EVENT_TYPE, JSON.stringify(attributes));
+    this.pending.push(accountId, ownApp?.id ?? 0, 0, 0, call.timestamp, API_USAGE_EVENT_TYPE, attributeJson(attributes));
     if (this.pending.length >= USAGE_BATCH_ROWS) void this.flush();
     else this.timer ??= setTimeout(() => void this.flush(), USAGE_FLUSH_MS).unref();
   }

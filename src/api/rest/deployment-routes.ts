@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { Clock } from '../../clock.js';
 import { formatRestTime, parseRestTime } from '../../domain/time/iso8601.js';
 import { StoreBusyError } from '../../store/batch-writer.js';
@@ -7,8 +7,8 @@ import { Deployments, type Deployment } from '../../store/deployments.js';
 import { parsePage } from './link-header.js';
 import { applicationOf } from './metric-routes.js';
 import { RestError } from './rest-error.js';
-import { RestParams } from './rest-params.js';
-import { restRoute } from './rest-plugin.js';
+import { registerFormBodyParser, RestParams } from './rest-params.js';
+import { restRoute, restV2Plugin, type RestV2Deps } from './rest-plugin.js';
 
 export interface DeploymentRouteDeps {
   readonly catalog: Catalog;
@@ -37,6 +37,29 @@ type TextField = keyof typeof LIMITS;
  * JSON and XML. A deployment is a `ChangeTrackingEvent` (store/deployments.ts); DELETE hides it
  * from this list and leaves the event.
  */
+/**
+ * REST v2 deployments on the agent collector's port. The Ruby agent's `newrelic deployments`
+ * (and Capistrano through it) posts `/v2/applications/{id}/deployments.json` to its `api_host` and
+ * `api_port`, and `api_port` defaults to the collector's port. Only the deployment routes are here,
+ * in their own scope: JSON and form bodies (the collector itself takes raw bodies), REST v2 auth,
+ * errors, end-of-life headers and usage events, and a rate limit of their own.
+ */
+export function collectorDeploymentsPlugin(deps: DeploymentRouteDeps & Omit<RestV2Deps, 'catalog'>): FastifyPluginAsync {
+  return async (app) => {
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+      try {
+        done(null, body === '' ? undefined : JSON.parse(body as string));
+      } catch (error) {
+        done(Object.assign(error as Error, { statusCode: 400 }), undefined);
+      }
+    });
+    registerFormBodyParser(app);
+    await app.register(restV2Plugin(deps));
+    registerDeploymentRoutes(app, deps);
+  };
+}
+
 export function registerDeploymentRoutes(app: FastifyInstance, deps: DeploymentRouteDeps): void {
   restRoute(app, 'GET', '/v2/applications/:id/deployments', async (request, ctx) => {
     const application = applicationOf(deps.catalog, request, ctx);
@@ -133,6 +156,8 @@ function deploymentInput(body: unknown, form: RestParams): DeploymentInput {
   if (rawTime !== undefined && rawTime !== null && rawTime !== '') {
     timestamp = typeof rawTime === 'string' ? parseRestTime(rawTime) : undefined;
     if (timestamp === undefined) throw RestError.unprocessable(`Invalid timestamp ${JSON.stringify(rawTime)}: expected an ISO 8601 time such as 2024-03-05T14:12:44Z`);
+    // The store keeps times from the Unix epoch on; nothing was deployed earlier.
+    if (timestamp < 0) throw RestError.unprocessable(`Invalid timestamp ${JSON.stringify(rawTime)}: a deployment time is after 1970-01-01T00:00:00Z`);
   }
   return { revision, changelog: text('changelog'), description: text('description'), user: text('user'), timestamp };
 }

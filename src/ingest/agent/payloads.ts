@@ -7,6 +7,7 @@ import {
 } from '../../store/append-tables.js';
 import { inflateSync } from 'node:zlib';
 import { malformed } from './collector-error.js';
+import { attributeJson } from '../../store/attribute-json.js';
 
 /** Who sent a payload and when: every row is written once per target application of the run. */
 export interface IngestContext {
@@ -222,7 +223,7 @@ function perEvent<E>(events: readonly E[], ctx: IngestContext, table: AppendTabl
   return rows;
 }
 
-const json = (v: Json) => JSON.stringify(v);
+const json = (v: Json) => attributeJson(v);
 
 export function transactionEventRows(body: Json, ctx: IngestContext): Rows {
   return perEvent(agentEvents(body, 'analytic_event_data'), ctx, TRANSACTION_EVENTS, ({ intrinsics: i, user, agent }) => [

@@ -8,6 +8,7 @@ import type { Catalog } from '../../store/catalog.js';
 import { EventApiError } from './event-api-error.js';
 import { decodeEventBody, MAX_PAYLOAD_BYTES } from './event-body.js';
 import { isEventPayload, readEvents, type Rejection } from './event-validation.js';
+import { attributeJson } from '../../store/attribute-json.js';
 
 /**
  * New Relic's Event API: `POST /v1/accounts/{accountId}/events`, a JSON array of event objects
@@ -139,7 +140,7 @@ function integrationErrors(
       apiKeyPrefix: request.key.slice(0, 6),
     };
     if (rejection.eventTypeSample !== undefined) attributes.eventTypeSample = rejection.eventTypeSample;
-    rows.push(request.accountId, 0, 0, 0, request.receivedAt, INTEGRATION_ERROR_EVENT_TYPE, JSON.stringify(attributes));
+    rows.push(request.accountId, 0, 0, 0, request.receivedAt, INTEGRATION_ERROR_EVENT_TYPE, attributeJson(attributes));
   }
   return rows;
 }

@@ -67,18 +67,26 @@ describe('readEvents', () => {
     ]);
   });
 
-  it('eventType: required, without . , space or \\; New Relic\'s own types are dropped, near names are not', () => {
+  it('eventType: required, letters, digits, : and _ only; New Relic\'s and the service\'s own types are dropped, near names are not', () => {
     const read = stored([
       { eventType: 'Ok:Type_1' }, { eventType: 'MetricSample' }, { eventType: 'PublicThing' }, { eventType: 'Metrics' },
       { eventType: 'Metric' }, { eventType: 'MetricRaw' }, { eventType: 'Metric2' }, { eventType: 'Public_X' },
-      { eventType: 'a,b' }, { eventType: 'a\\b' }, { eventType: 7 }, {},
+      { eventType: 'ChangeTrackingEvent' }, { eventType: 'NrIntegrationError' }, { eventType: 'TimesliceApiCall' },
+      { eventType: 'a,b' }, { eventType: 'a\\b' }, { eventType: "a'b;DROP" }, { eventType: 'Tab\tX' }, { eventType: 'S\u0000x' }, { eventType: 'a.b' },
+      { eventType: 7 }, {},
     ]);
     assert.deepEqual(read.rows.map((r) => r[2]), ['Ok:Type_1', 'MetricSample', 'PublicThing', 'Metrics']);
     assert.deepEqual(read.messages, [
-      '4 event(s) rejected because eventType is reserved for New Relic (Metric, MetricRaw, Metric<digit>…, Public_…)',
-      '2 event(s) rejected because eventType cannot contain the following characters: [., \\]',
+      '7 event(s) rejected because eventType is reserved (Metric, MetricRaw, Metric<digit>…, Public_…, and ChangeTrackingEvent, NrIntegrationError, TimesliceApiCall, which only the service writes)',
+      '6 event(s) rejected because eventType can only contain letters, digits, colons (:) and underscores (_)',
       '2 event(s) rejected because missing required attributes eventType',
     ]);
+  });
+
+  it('a non-integer appId is dropped, the event kept', () => {
+    const read = stored([{ eventType: 'Z', appId: 'web', v: 1 }, { eventType: 'Z', appId: 1e300 }, { eventType: 'Z', appId: 7 }]);
+    assert.deepEqual(read.rows.map((r) => r[3]), [{ v: 1 }, {}, { appId: 7 }]);
+    assert.deepEqual(read.messages, []);
   });
 
   it('samples the first dropped event\'s type per message', () => {

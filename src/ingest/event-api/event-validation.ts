@@ -1,4 +1,5 @@
 import { CUSTOM_EVENTS, Rows } from '../../store/append-tables.js';
+import { attributeJson } from '../../store/attribute-json.js';
 
 /**
  * The Event API's per-event rules (New Relic's "Limits and restricted characters" and its list of
@@ -6,12 +7,15 @@ import { CUSTOM_EVENTS, Rows } from '../../store/append-tables.js';
  * others are stored. New Relic reports the drops as `NrIntegrationError` events, one per message,
  * worded "X event(s) rejected because …"; so does Timeslice.
  *
- * - `eventType`: required, a non-empty string of at most 255 characters without `.`, `,`, space or
- *   `\`; `Metric`, `MetricRaw`, `Metric<digit>…` and `Public_…` are New Relic's own and dropped.
+ * - `eventType`: required, a non-empty string of at most 255 letters, digits, `:` and `_`;
+ *   `Metric`, `MetricRaw`, `Metric<digit>…` and `Public_…` are New Relic's own and dropped, and so are
+ *   the types Timeslice writes itself (`ChangeTrackingEvent`, `NrIntegrationError`,
+ *   `TimesliceApiCall`), so no tool can forge a deployment, an ingest error or a REST call.
  * - At most 255 attributes; names non-empty and at most 255 characters; string values at most 4096
  *   characters. Values are strings, numbers or booleans: an object or array value drops the event
  *   (the API "only accepts key-value pairs, not map/object or array values").
- * - `appId` must be an integer; `accountId` is dropped from the event (reserved); null values are
+ * - `appId` must be an integer, else that attribute alone is dropped (New Relic drops the name and
+ *   value, not the event); `accountId` is dropped from the event (reserved); null values are
  *   dropped (New Relic stores no nulls).
  * - `timestamp`: Unix epoch seconds or milliseconds (below 10^11 is read as seconds); a decimal, or
  *   anything that is not a number in the years 1970–9999, gives the event its arrival time. New
@@ -51,14 +55,13 @@ export interface ReadEvents {
 const REASONS = {
   notObject: 'the event is not a JSON object',
   noEventType: 'missing required attributes eventType',
-  eventTypeChars: 'eventType cannot contain the following characters: [., \\]',
+  eventTypeChars: 'eventType can only contain letters, digits, colons (:) and underscores (_)',
   eventTypeLength: 'eventType exceeded maximum length',
-  eventTypeReserved: 'eventType is reserved for New Relic (Metric, MetricRaw, Metric<digit>…, Public_…)',
+  eventTypeReserved: 'eventType is reserved (Metric, MetricRaw, Metric<digit>…, Public_…, and ChangeTrackingEvent, NrIntegrationError, TimesliceApiCall, which only the service writes)',
   tooManyAttributes: 'event exceeded maximum number of attributes',
   noName: 'attribute is missing attribute name',
   nameLength: 'attribute name exceeded maximum length',
   valueLength: 'attribute value exceeded maximum length',
-  appId: 'attribute appId was not an integer',
   nested: 'an attribute value was an object or array (values are strings, numbers or booleans)',
 } as const;
 type Reason = keyof typeof REASONS;
@@ -85,8 +88,9 @@ export function readEvents(body: unknown, ctx: EventContext): ReadEvents {
     const { eventType, timestamp, accountId: _reserved, ...rest } = event as Record<string, unknown>;
     const attributes: Record<string, unknown> = {};
     for (const [name, value] of Object.entries(rest)) if (value !== null) attributes[name] = value;
+    if (attributes.appId !== undefined && !(typeof attributes.appId === 'number' && Number.isSafeInteger(attributes.appId))) delete attributes.appId;
     const appId = typeof attributes.appId === 'number' && ctx.ownsApplication(attributes.appId) ? attributes.appId : 0;
-    rows.push(ctx.accountId, appId, 0, 0, eventTime(timestamp, ctx.receivedAt), eventType as string, JSON.stringify(attributes));
+    rows.push(ctx.accountId, appId, 0, 0, eventTime(timestamp, ctx.receivedAt), eventType as string, attributeJson(attributes));
   }
   const rejections = [...dropped].map(([reason, { count, sample }]) => ({
     message: `${count} event(s) rejected because ${REASONS[reason]}`,
@@ -100,9 +104,9 @@ function problemOf(event: unknown): Reason | undefined {
   if (!isRecord(event)) return 'notObject';
   const type = event.eventType;
   if (typeof type !== 'string' || type === '') return 'noEventType';
-  if (/[., \\]/.test(type)) return 'eventTypeChars';
+  if (!/^[A-Za-z0-9:_]+$/.test(type)) return 'eventTypeChars';
   if (characters(type) > MAX_EVENT_TYPE_LENGTH) return 'eventTypeLength';
-  if (/^(Metric|MetricRaw|Metric[0-9].*|Public_.*)$/.test(type)) return 'eventTypeReserved';
+  if (/^(Metric|MetricRaw|Metric[0-9].*|Public_.*|ChangeTrackingEvent|NrIntegrationError|TimesliceApiCall)$/.test(type)) return 'eventTypeReserved';
   const names = Object.keys(event);
   if (names.length > MAX_ATTRIBUTES) return 'tooManyAttributes';
   for (const name of names) {
@@ -112,7 +116,6 @@ function problemOf(event: unknown): Reason | undefined {
     if (typeof value === 'object' && value !== null) return 'nested';
     if (typeof value === 'string' && characters(value) > MAX_VALUE_LENGTH) return 'valueLength';
   }
-  if (event.appId !== undefined && event.appId !== null && !(typeof event.appId === 'number' && Number.isSafeInteger(event.appId))) return 'appId';
   return undefined;
 }
 
