@@ -9,6 +9,8 @@
  *   event <Type> <intrinsics JSON> [<user JSON> [<agent JSON>]]       Transaction, TransactionError, Span
  *   custom <Type> <attributes JSON>        an agent custom event (`custom_event_data`)
  *   insert <JSON object with eventType>    an event through the Event API (Mobile, PageView, …)
+ *   stored <JSON object with eventType>    an event as the service itself stores one (ChangeTrackingEvent,
+ *                                          which the Event API refuses), written to the store directly
  *   metric <beginMs> <seconds> <name>[|<scope>] [c,total,exclusive,min,max,sumsq]   one harvest row
  *   query <NRQL on one line>
  *   expect <JSON>                          the answer: {results, totalResult?, otherResult?, facets?}
@@ -24,6 +26,7 @@ export type ScriptLine =
   | { readonly kind: 'event'; readonly eventType: string; readonly parts: readonly object[] }
   | { readonly kind: 'custom'; readonly eventType: string; readonly attributes: object }
   | { readonly kind: 'insert'; readonly event: object }
+  | { readonly kind: 'stored'; readonly event: object }
   | { readonly kind: 'metric'; readonly beginMs: number; readonly seconds: number; readonly name: string; readonly scope: string; readonly stats: readonly number[] }
   | { readonly kind: 'case'; readonly query: string; readonly line: number; readonly expectation: Expectation };
 
@@ -109,7 +112,8 @@ export function parseScript(text: string): Script {
         break;
       }
       case 'insert':
-        lines.push({ kind: 'insert', event: json(rest, i) as object });
+      case 'stored':
+        lines.push({ kind: word, event: json(rest, i) as object });
         i++;
         break;
       case 'metric': {

@@ -8,6 +8,8 @@ import { mainPlan } from '../../src/nrql/execute.js';
 import { NrqlError, positionOf } from '../../src/nrql/nrql-error.js';
 import { duckdbDialect } from '../../src/sql/duckdb-dialect.js';
 import { renderAggregatePlan, renderRowsPlan } from '../../src/sql/render-plan.js';
+import { CUSTOM_EVENTS, Rows } from '../../src/store/append-tables.js';
+import { attributeJson } from '../../src/store/attribute-json.js';
 import { DuckDbPlanExecutor } from '../../src/store/plan-executor.js';
 import { agentQuery, invoke } from '../helpers/collector-client.js';
 import { parseScript, rewriteScript, type Expectation, type Script } from '../helpers/nrql-golden-script.js';
@@ -59,6 +61,13 @@ async function load(ts: TestServer, script: Script, clock: ManualClock): Promise
           method: 'POST', url: `/v1/accounts/${ACCOUNT}/events`, headers: { 'x-license-key': TEST_LICENSE_KEY, 'content-type': 'application/json' }, payload: JSON.stringify([line.event]),
         });
         if (res.statusCode !== 200) throw new Error(`Event API answered ${res.statusCode}: ${res.body}`);
+        break;
+      }
+      case 'stored': {
+        const { eventType, timestamp, ...attributes } = line.event as { eventType: string; timestamp: number };
+        const rows = new Rows(CUSTOM_EVENTS);
+        rows.push(ACCOUNT, 0, 0, 0, timestamp, eventType, attributeJson(attributes));
+        await ts.server.writer.write([rows]);
         break;
       }
       case 'metric':
