@@ -81,6 +81,18 @@ describe('GET /v2/applications paging', () => {
     assert.deepEqual(odd.json().applications.map((a: { name: string }) => a.name), ['bulk-401']);
   });
 
+  it('filters sent in a GET body (curl -X GET -d) are carried into the Link targets', async () => {
+    const reply = await rest(ts, 'GET', '/v2/applications.json?exclude_links=true', {
+      body: 'filter[language]=nodejs', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    assert.equal(reply.status, 200);
+    const next = /<([^>]+)>;rel="next"/.exec(String(reply.headers.link))?.[1];
+    assert.equal(next, 'http://localhost:80/v2/applications.json?exclude_links=true&filter%5Blanguage%5D=nodejs&page=2');
+    // Requested as it is, without a body, the next page is still the filtered list's: its one last application.
+    const second = await rest(ts, 'GET', next!.replace('http://localhost:80', ''));
+    assert.deepEqual(second.json().applications.map((a: { name: string }) => a.name), ['bulk-401']);
+  });
+
   it('following rel="next" from page 1 visits every application once', async () => {
     const seen = new Set<number>();
     let url: string | undefined = '/v2/applications.json?exclude_links=true';

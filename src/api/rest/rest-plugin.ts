@@ -140,7 +140,7 @@ export function restRoute(
         if (reply.sent) return reply;
         for (const [name, value] of Object.entries(result.headers ?? {})) reply.header(name, value);
         if (result.pagination) {
-          const link = linkHeader(requestUrl(request), result.pagination.page, result.pagination.lastPage);
+          const link = linkHeader(withBodyParameters(requestUrl(request), request.body), result.pagination.page, result.pagination.lastPage);
           if (link !== undefined) reply.header('link', link);
         }
         return send(reply, format, result.status ?? 200, result.body);
@@ -150,6 +150,22 @@ export function restRoute(
       },
     });
   }
+}
+
+/**
+ * A GET's form-body parameters (`curl -X GET … -d 'filter[name]=x'`) added to its URL's query, so
+ * the `Link` targets keep the filters when the client requests them without a body.
+ */
+function withBodyParameters(url: string, body: unknown): string {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return url;
+  const query = new URL(url, 'http://relative.invalid').searchParams;
+  const added = new URLSearchParams();
+  for (const [name, value] of Object.entries(body)) {
+    if (query.has(name)) continue;
+    for (const v of Array.isArray(value) ? value : [value]) if (typeof v === 'string') added.append(name, v);
+  }
+  const extra = added.toString();
+  return extra === '' ? url : `${url}${url.includes('?') ? '&' : '?'}${extra}`;
 }
 
 /** The absolute URL the client used, so that `Link` targets can be requested as they are. */
