@@ -257,13 +257,14 @@ class SelectAnalyzer {
       const resolved = this.row(item.expr, 'json');
       return { key: item.alias ?? resultName(item.expr), expr: resolved.expr, ...(resolved.decode ? { decode: resolved.decode } : {}) };
     });
+    const severalTypes = common.source.kind === 'events' && common.source.eventTypes.length > 1;
     const orderBy = (q.orderBy ?? []).flatMap((o) => {
       const resolved = this.row(o.expr, 'any');
       // Names kept as ids sort by their text: looked up in SQL for the small dictionaries.
-      const expr = resolved.decode ? this.lookup(resolved, o.expr.span) : resolved.expr;
+      // Anything else sorts as a number where it is one, then as text (`2` before `10`, numbers before words).
+      const keys = resolved.decode ? [this.lookup(resolved, o.expr.span)] : [this.row(o.expr, 'number').expr, this.row(o.expr, 'string').expr];
       // A constant (`ORDER BY 1`, an attribute the source cannot have) orders nothing.
-      const source = common.source;
-      return varies(expr, source.kind === 'events' && source.eventTypes.length > 1) ? [{ expr, descending: o.descending }] : [];
+      return keys.filter((expr) => varies(expr, severalTypes)).map((expr) => ({ expr, descending: o.descending }));
     });
     const limit = q.limit === undefined ? DEFAULT_ROW_LIMIT : q.limit === 'max' ? MAX_LIMIT : q.limit;
     return { kind: 'rows', ...common, columns, all, orderBy, limit, offset: q.offset ?? 0, regexPatterns: this.patternList() };

@@ -314,7 +314,8 @@ function renderPredicate(p: Predicate, scope: Scope): string {
     case 'compare':
       return `${renderRow(p.left, scope)} ${p.op === '!=' ? '<>' : p.op} ${renderRow(p.right, scope)}`;
     case 'in': {
-      if (p.values.length === 0) return p.negated ? 'TRUE' : 'FALSE';
+      // No values: false (true when negated) — but null where the expression is null, as IN would be.
+      if (p.values.length === 0) return `CASE WHEN ${renderRow(p.expr, scope)} IS NULL THEN NULL ELSE ${p.negated ? 'TRUE' : 'FALSE'} END`;
       const list = p.values.map((v) => bind(v)).join(', ');
       return `${renderRow(p.expr, scope)} ${p.negated ? 'NOT IN' : 'IN'} (${list})`;
     }
