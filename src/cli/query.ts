@@ -96,8 +96,9 @@ function printError(body: ErrorBody, query: string, err: NodeJS.WritableStream, 
 
 function printAnswer(body: NrqlAnswer, json: boolean, out: NodeJS.WritableStream): number {
   if (json) {
-    const { results, totalResult, otherResult, metadata, nrql } = body;
-    out.write(`${JSON.stringify({ results, totalResult, otherResult, metadata, nrql }, null, 2)}\n`);
+    const { results, totalResult, otherResult, currentResults, previousResults, metadata, nrql } = body;
+    const compared = currentResults !== null ? { currentResults, previousResults } : {};
+    out.write(`${JSON.stringify({ results, totalResult, otherResult, ...compared, metadata, nrql }, null, 2)}\n`);
     return 0;
   }
   out.write(renderTable(body.results));
