@@ -209,11 +209,12 @@ class SelectAnalyzer {
     const set = new AggregateSet();
     const columns: ResultColumn[] = [];
     let rankBy: OutputExpr | undefined;
+    const loweredItems = q.select.map((item) => this.aggregateExpr(item.expr, set));
     // Unaliased items whose fallback keys collide (`rate`, `filter.count`) are keyed by their text instead.
-    const fallbackKeys = q.select.map((item) => (item.alias === undefined ? this.aggregateExpr(item.expr, new AggregateSet()).key : undefined));
+    const fallbackKeys = q.select.map((item, i) => (item.alias === undefined ? loweredItems[i]!.key : undefined));
     const collides = (key: string | undefined) => key !== undefined && fallbackKeys.filter((k) => k === key).length > 1;
     for (const [i, item] of q.select.entries()) {
-      const lowered = this.aggregateExpr(item.expr, set);
+      const lowered = loweredItems[i]!;
       columns.push({
         key: item.alias ?? (collides(fallbackKeys[i]) ? formatExpr(item.expr) : lowered.key),
         output: lowered.output,
@@ -289,30 +290,9 @@ class SelectAnalyzer {
 
   // ── aggregates ────────────────────────────────────────────────────────────────────────────
 
+  /** An aggregate item: it calls an aggregate function, or it is a constant beside aggregates (`0.1 AS 'threshold'`). */
   private isAggregate(expr: Expr): boolean {
-    switch (expr.kind) {
-      case 'call':
-        return aggregateFunction(expr.name) !== undefined;
-      case 'arithmetic':
-      case 'coalesce':
-        return this.isAggregate(expr.left) || this.isAggregate(expr.right);
-      case 'negate':
-        return this.isAggregate(expr.operand);
-      case 'number':
-        // A constant alongside aggregates (`0.1 AS 'threshold'`) is one of them.
-        return this.query.select.some((item) => item.expr !== expr && this.containsCall(item.expr));
-      default:
-        return false;
-    }
-  }
-
-  private containsCall(expr: Expr): boolean {
-    switch (expr.kind) {
-      case 'call': return aggregateFunction(expr.name) !== undefined;
-      case 'arithmetic': case 'coalesce': return this.containsCall(expr.left) || this.containsCall(expr.right);
-      case 'negate': return this.containsCall(expr.operand);
-      default: return false;
-    }
+    return callsAggregate(expr) || (isConstant(expr) && this.query.select.some((item) => callsAggregate(item.expr)));
   }
 
   private aggregateExpr(expr: Expr, set: AggregateAdder): LoweredAggregate {
@@ -777,6 +757,24 @@ function compareText(text: string, op: keyof typeof FLIPPED, value: Literal | nu
 }
 
 const NUMERIC_FUNCTIONS = new Set(['sum', 'average', 'min', 'max', 'stddev', 'percentile', 'median', 'apdex']);
+
+function callsAggregate(expr: Expr): boolean {
+  switch (expr.kind) {
+    case 'call': return aggregateFunction(expr.name) !== undefined;
+    case 'arithmetic': case 'coalesce': return callsAggregate(expr.left) || callsAggregate(expr.right);
+    case 'negate': return callsAggregate(expr.operand);
+    default: return false;
+  }
+}
+
+function isConstant(expr: Expr): boolean {
+  switch (expr.kind) {
+    case 'number': return true;
+    case 'arithmetic': return isConstant(expr.left) && isConstant(expr.right);
+    case 'negate': return isConstant(expr.operand);
+    default: return false;
+  }
+}
 
 /** The attribute the first aggregate of a select item reads (`duration` of `average(duration) * 1000`). */
 function firstAggregateArgument(expr: Expr): { arg: Expr; numeric: boolean } | undefined {

@@ -3,6 +3,7 @@ import {
   type DuckDBConnection, type DuckDBPreparedStatement, type DuckDBType, type DuckDBValue,
 } from '@duckdb/node-api';
 import type { AggregatePlan, RowsPlan } from '../plan/aggregate-plan.js';
+import { MERGEABLE_AGGREGATES } from '../plan/expressions.js';
 import type { Dialect, RenderedSql, SqlParam } from '../sql/dialect.js';
 import { duckdbDialect } from '../sql/duckdb-dialect.js';
 import { renderAggregatePlan, renderRowsPlan } from '../sql/render-plan.js';
@@ -51,6 +52,9 @@ export interface PlanExecutor {
   regexError(pattern: string): Promise<string | undefined>;
 }
 
+/** RLIKE patterns whose RE2 verdict is remembered (oldest forgotten first). */
+const CHECKED_PATTERNS = 256;
+
 /** Prepared statements kept per connection; a plan's SQL text repeats, only its parameters change. */
 const PREPARED_PER_CONNECTION = 64;
 
@@ -72,6 +76,7 @@ export class DuckDbPlanExecutor implements PlanExecutor {
   private readonly idle: PooledConnection[] = [];
   private readonly waiting: ((c: PooledConnection) => void)[] = [];
   private opened = 0;
+  private readonly checkedPatterns = new Map<string, string | undefined>();
 
   constructor(private readonly db: Database, private readonly maxConnections = 4) {}
 
@@ -87,8 +92,8 @@ export class DuckDbPlanExecutor implements PlanExecutor {
       buckets: hasBuckets ? at(groupCount).map((v) => Number(v)) : undefined,
       aggregates: plan.aggregates.map((call, i) => {
         const values = at(groupCount + (hasBuckets ? 1 : 0) + i);
-        // Mergeable aggregates are numbers; the others keep their values' own types.
-        return call.fn === 'sum' || call.fn === 'min' || call.fn === 'max' || call.fn === 'count' || call.fn === 'countRows' || call.fn === 'countDistinct'
+        // Counts and sums are numbers; lists and latest/earliest keep their values' own types.
+        return MERGEABLE_AGGREGATES.has(call.fn) || call.fn === 'countDistinct'
           ? values.map(toNumber)
           : (values.map(toPlain) as (number | null)[]);
       }),
@@ -96,13 +101,18 @@ export class DuckDbPlanExecutor implements PlanExecutor {
   }
 
   async regexError(pattern: string): Promise<string | undefined> {
+    // Dashboards send the same patterns again and again: each is checked by RE2 once.
+    if (this.checkedPatterns.has(pattern)) return this.checkedPatterns.get(pattern);
+    let refused: string | undefined;
     try {
       await this.run({ sql: `SELECT ${this.dialect.regexFullMatch("''", this.dialect.placeholder(1))}`, params: [pattern] });
-      return undefined;
     } catch (error) {
       // DuckDB prefixes its error class ("Invalid Input Error: …"); the rest names what RE2 refused.
-      return (error as Error).message.replace(/^[A-Za-z ]+Error: /, '');
+      refused = (error as Error).message.replace(/^[A-Za-z ]+Error: /, '');
     }
+    if (this.checkedPatterns.size >= CHECKED_PATTERNS) this.checkedPatterns.delete(this.checkedPatterns.keys().next().value!);
+    this.checkedPatterns.set(pattern, refused);
+    return refused;
   }
 
   async rows(plan: RowsPlan, options: QueryOptions = {}): Promise<RowColumns> {
