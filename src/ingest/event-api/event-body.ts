@@ -1,10 +1,5 @@
-import { promisify } from 'node:util';
-import { gunzip, inflate, inflateRaw } from 'node:zlib';
+import { inflateBody, InflateError } from '../inflate-body.js';
 import { EventApiError } from './event-api-error.js';
-
-const gunzipAsync = promisify(gunzip);
-const inflateAsync = promisify(inflate);
-const inflateRawAsync = promisify(inflateRaw);
 
 /** New Relic's limit: 1 MB (10^6 bytes) per POST, as sent (compressed when it is). */
 export const MAX_PAYLOAD_BYTES = 1_000_000;
@@ -14,8 +9,6 @@ export const MAX_PAYLOAD_BYTES = 1_000_000;
  */
 export const MAX_INFLATED_BYTES = 10_000_000;
 
-const INFLATE_OPTIONS = { maxOutputLength: MAX_INFLATED_BYTES };
-
 /**
  * The body's text: identity, gzip or deflate (zlib-wrapped, or raw as a fallback), as New Relic's
  * docs send it (`Content-Encoding: gzip` or `deflate`). Inflation past MAX_INFLATED_BYTES is a 413;
@@ -24,20 +17,12 @@ const INFLATE_OPTIONS = { maxOutputLength: MAX_INFLATED_BYTES };
 export async function decodeEventBody(raw: Buffer, contentEncoding: string | undefined): Promise<string> {
   const encoding = (contentEncoding ?? '').trim().toLowerCase();
   try {
-    if (encoding === 'gzip' || encoding === 'x-gzip') return utf8(await gunzipAsync(raw, INFLATE_OPTIONS));
-    if (encoding === 'deflate') {
-      const inflated = await inflateAsync(raw, INFLATE_OPTIONS).catch((error: NodeJS.ErrnoException) => {
-        if (error.code === 'ERR_BUFFER_TOO_LARGE') throw error;
-        return inflateRawAsync(raw, INFLATE_OPTIONS);
-      });
-      return utf8(inflated);
-    }
+    if (encoding === 'gzip' || encoding === 'x-gzip') return utf8(await inflateBody(raw, 'gzip', MAX_INFLATED_BYTES));
+    if (encoding === 'deflate') return utf8(await inflateBody(raw, 'deflate', MAX_INFLATED_BYTES));
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ERR_BUFFER_TOO_LARGE' || error instanceof RangeError) {
-      throw new EventApiError(413, `Content too large: the payload inflates to more than ${MAX_INFLATED_BYTES} bytes`);
-    }
-    throw new EventApiError(400, `The body does not decompress as ${encoding}: ${(error as Error).message}`);
+    if (!(error instanceof InflateError)) throw error;
+    if (error.reason === 'tooLarge') throw new EventApiError(413, `Content too large: the payload inflates to more than ${MAX_INFLATED_BYTES} bytes`);
+    throw new EventApiError(400, `The body does not decompress as ${encoding}: ${error.message}`);
   }
   if (encoding === '' || encoding === 'identity' || encoding === 'json') return utf8(raw);
   throw new EventApiError(415, `Unsupported Content-Encoding '${contentEncoding}': send gzip, deflate or an uncompressed body`);
