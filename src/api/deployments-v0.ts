@@ -4,7 +4,7 @@ import { StoreBusyError } from '../store/batch-writer.js';
 import type { Application, Catalog } from '../store/catalog.js';
 import { Deployments } from '../store/deployments.js';
 import { formatRestTime } from '../domain/time/iso8601.js';
-import type { ApiUsageRecorder } from './rest/api-usage.js';
+import { SERVICE_SOURCE, type ApiUsageRecorder } from './rest/api-usage.js';
 import { RestError } from './rest/rest-error.js';
 import { parseFormBody, RestParams } from './rest/rest-params.js';
 import { addSunsetHooks, graphqlUrlOf, type SunsetMode } from './rest/sunset.js';
@@ -43,7 +43,6 @@ export interface DeploymentsV0Deps {
 }
 
 export const DEPLOYMENTS_V0_PATH = '/deployments.xml';
-export const DEPLOYMENTS_V0_SOURCE = 'timeslice:deployments-v0';
 /** A deployment's text fields together fit easily; a changelog is the largest. */
 export const V0_BODY_LIMIT = 1024 * 1024;
 
@@ -98,7 +97,7 @@ export function deploymentsV0Plugin(deps: DeploymentsV0Deps): FastifyPluginAsync
         user: field('user'),
         description: field('description'),
         fields: { version: field('revision'), changelog: field('changelog') },
-        source: DEPLOYMENTS_V0_SOURCE,
+        source: SERVICE_SOURCE['Deployments v0'],
       });
       const created = await deps.deployments.find(accountId, application.id, event.deploymentId!);
       if (!created) throw new Error(`deployment ${event.deploymentId} is not readable after its commit`);

@@ -32,8 +32,12 @@ describe('deployments and events after review', () => {
     assert.equal(JSON.parse(reply.text).deployment.revision, 'rb-1');
     assert.equal((await list())[0]!.revision, 'rb-1');
     const noKey = await httpsRequest(s.ts.server, 'POST', `/v2/applications/${s.checkout}/deployments.json`, { 'content-type': 'application/json' }, body);
-    assert.equal(noKey.status, 401);
-    assert.ok(JSON.parse(noKey.text).error.title);
+    assert.deepEqual([noKey.status, JSON.parse(noKey.text)], [401, { error: { title: 'No API key specified; send a user API key in the X-Api-Key or Api-Key header' } }]);
+    // A body that is not JSON is refused on both ports alike.
+    const broken = await httpsRequest(s.ts.server, 'POST', `/v2/applications/${s.checkout}/deployments.json`, { 'api-key': TEST_API_KEY, 'content-type': 'application/json' }, '{"deployment":');
+    const onApi = await rest(s.ts, 'POST', `/v2/applications/${s.checkout}/deployments.json`, { body: '{"deployment":', headers: { 'content-type': 'application/json' } });
+    assert.equal(broken.status, 400);
+    assert.deepEqual([broken.status, JSON.parse(broken.text)], [onApi.status, onApi.json()]);
   });
 
   it('a lone surrogate is stored as U+FFFD and every later read still works', async () => {
@@ -67,6 +71,13 @@ describe('deployments and events after review', () => {
     });
     assert.equal(forged.statusCode, 200);
     assert.deepEqual(await list(), before);
+    // None of them was stored; the four are reported as refused.
+    const stored = await s.ts.server.db.all("SELECT event_type FROM custom_events WHERE attributes LIKE '%forged%'");
+    assert.deepEqual(stored, []);
+    const reported = await s.ts.server.db.all<{ message: string }>(
+      "SELECT json_extract_string(attributes, '$.message') AS message FROM custom_events WHERE event_type = 'NrIntegrationError'",
+    );
+    assert.ok(reported.some((r) => r.message.startsWith('4 event(s) rejected because eventType is reserved')), JSON.stringify(reported));
   });
 
   it('a deployment time before 1970 is a 422', async () => {

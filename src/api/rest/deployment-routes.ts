@@ -8,6 +8,7 @@ import { parsePage } from './link-header.js';
 import { applicationOf } from './metric-routes.js';
 import { RestError } from './rest-error.js';
 import { registerFormBodyParser, RestParams } from './rest-params.js';
+import { SERVICE_SOURCE } from './api-usage.js';
 import { restRoute, restV2Plugin, type RestV2Deps } from './rest-plugin.js';
 
 export interface DeploymentRouteDeps {
@@ -22,8 +23,6 @@ export const DEPLOYMENTS_PER_PAGE = 200;
 /** The URI template New Relic puts beside deployment lists. */
 const DEPLOYMENT_LINKS = { 'deployment.agent': '/v2/applications/{application_id}' };
 
-/** `service.source` of deployments made here. */
-export const REST_V2_SOURCE = 'timeslice:rest-v2';
 
 /**
  * Field limits New Relic documents for a deployment (rest-v2.md §7.2), in characters. Text with
@@ -32,11 +31,6 @@ export const REST_V2_SOURCE = 'timeslice:rest-v2';
 const LIMITS = { revision: 127, changelog: 65_535, description: 65_535, user: 31 } as const;
 type TextField = keyof typeof LIMITS;
 
-/**
- * `GET|POST /v2/applications/{id}/deployments` and `DELETE /v2/applications/{id}/deployments/{deploymentId}`,
- * JSON and XML. A deployment is a `ChangeTrackingEvent` (store/deployments.ts); DELETE hides it
- * from this list and leaves the event.
- */
 /**
  * REST v2 deployments on the agent collector's port. The Ruby agent's `newrelic deployments`
  * (and Capistrano through it) posts `/v2/applications/{id}/deployments.json` to its `api_host` and
@@ -47,19 +41,19 @@ type TextField = keyof typeof LIMITS;
 export function collectorDeploymentsPlugin(deps: DeploymentRouteDeps & Omit<RestV2Deps, 'catalog'>): FastifyPluginAsync {
   return async (app) => {
     app.removeAllContentTypeParsers();
-    app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
-      try {
-        done(null, body === '' ? undefined : JSON.parse(body as string));
-      } catch (error) {
-        done(Object.assign(error as Error, { statusCode: 400 }), undefined);
-      }
-    });
+    // Fastify's own JSON parser (prototype-poisoning guards, its errors), as on the API port.
+    app.addContentTypeParser('application/json', { parseAs: 'string' }, app.getDefaultJsonParser('error', 'error'));
     registerFormBodyParser(app);
     await app.register(restV2Plugin(deps));
     registerDeploymentRoutes(app, deps);
   };
 }
 
+/**
+ * `GET|POST /v2/applications/{id}/deployments` and `DELETE /v2/applications/{id}/deployments/{deploymentId}`,
+ * JSON and XML. A deployment is a `ChangeTrackingEvent` (store/deployments.ts); DELETE hides it
+ * from this list and leaves the event.
+ */
 export function registerDeploymentRoutes(app: FastifyInstance, deps: DeploymentRouteDeps): void {
   restRoute(app, 'GET', '/v2/applications/:id/deployments', async (request, ctx) => {
     const application = applicationOf(deps.catalog, request, ctx);
@@ -85,7 +79,7 @@ export function registerDeploymentRoutes(app: FastifyInstance, deps: DeploymentR
       user: input.user,
       description: input.description,
       fields: { version: input.revision, changelog: input.changelog },
-      source: REST_V2_SOURCE,
+      source: SERVICE_SOURCE['REST v2'],
     }).catch((error: unknown) => {
       // The store is closing or too far behind: nothing was stored, and the client may send it again.
       if (error instanceof StoreBusyError) throw new RestError(503, `The store cannot take the deployment now (${error.message}); send it again shortly`);

@@ -8,7 +8,7 @@ import { WindowError } from '../../domain/time/rest-window.js';
 import { RestError } from './rest-error.js';
 import { ParamError } from './rest-params.js';
 import type { ApiUsageRecorder } from './api-usage.js';
-import { addSunsetHooks, graphqlUrlOf, isRestV2Path, type SunsetMode } from './sunset.js';
+import { addSunsetHooks, graphqlUrlOf, isRestV2Path, pathOf, type SunsetMode } from './sunset.js';
 import { toXml, xmlDocument } from './xml.js';
 
 export type RestFormat = 'json' | 'xml';
@@ -230,10 +230,6 @@ function sendError(reply: FastifyReply, format: RestFormat, error: RestError): F
     .code(error.status)
     .header('content-type', CONTENT_TYPE[format])
     .send(format === 'xml' ? xmlDocument('error', error.body.error) : JSON.stringify(error.body));
-}
-
-function pathOf(url: string): string {
-  return url.split('?', 1)[0] ?? url;
 }
 
 function formatOfPath(path: string): RestFormat {

@@ -105,16 +105,16 @@ function problemOf(event: unknown): Reason | undefined {
   const type = event.eventType;
   if (typeof type !== 'string' || type === '') return 'noEventType';
   if (!/^[A-Za-z0-9:_]+$/.test(type)) return 'eventTypeChars';
-  if (characters(type) > MAX_EVENT_TYPE_LENGTH) return 'eventTypeLength';
+  if (longerThan(type, MAX_EVENT_TYPE_LENGTH)) return 'eventTypeLength';
   if (/^(Metric|MetricRaw|Metric[0-9].*|Public_.*|ChangeTrackingEvent|NrIntegrationError|TimesliceApiCall)$/.test(type)) return 'eventTypeReserved';
   const names = Object.keys(event);
   if (names.length > MAX_ATTRIBUTES) return 'tooManyAttributes';
   for (const name of names) {
     if (name.trim() === '') return 'noName';
-    if (characters(name) > MAX_NAME_LENGTH) return 'nameLength';
+    if (longerThan(name, MAX_NAME_LENGTH)) return 'nameLength';
     const value = event[name];
     if (typeof value === 'object' && value !== null) return 'nested';
-    if (typeof value === 'string' && characters(value) > MAX_VALUE_LENGTH) return 'valueLength';
+    if (typeof value === 'string' && longerThan(value, MAX_VALUE_LENGTH)) return 'valueLength';
   }
   return undefined;
 }
@@ -128,9 +128,9 @@ function eventTime(value: unknown, receivedAt: number): number {
   return ms > MAX_TIMESTAMP_MS ? receivedAt : ms;
 }
 
-/** Length in characters (code points), counting only when the UTF-16 length could exceed a limit. */
-function characters(text: string): number {
-  return text.length <= MAX_NAME_LENGTH ? text.length : [...text].length;
+/** More than `limit` characters (code points)? Counted only when the UTF-16 length could exceed it. */
+function longerThan(text: string, limit: number): boolean {
+  return text.length > limit && [...text].length > limit;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
