@@ -32,27 +32,25 @@ describe('key transactions and the agent protocol', () => {
     const again = await connectAgent(ts.server, TEST_LICENSE_KEY, connectBody('shop'));
     assert.deepEqual(again.connectReply.web_transactions_apdex, {
       'WebTransaction/Expressjs/POST//checkout': 0.1,
-      'WebTransaction/Expressjs/GET//search': app.apdexT,
+      'WebTransaction/Expressjs/GET//search': 0.5, // the application's T: New Relic's default, never changed here
     });
     const other = await connectAgent(ts.server, TEST_LICENSE_KEY, connectBody('other'));
     assert.deepEqual(other.connectReply.web_transactions_apdex, {});
   });
 
-  it('deleting the application deletes its key transactions rows', async () => {
+  it('deleting the application deletes its key transactions and its browser side, not a standalone browser app', async () => {
     const app = ts.server.catalog.applications(1).find((a) => a.name === 'other')!;
     await ts.server.entities.keyTransactions.create({ application: app, name: 'Gone', metricName: 'WebTransaction/Custom/gone' });
-    const count = async () => {
-      const conn = await ts.server.db.instance.connect();
-      try {
-        const reader = await conn.runAndReadAll('SELECT count(*) AS n FROM key_transactions WHERE app_id = $1', [app.id]);
-        return Number((reader.getRowObjectsJS()[0] as { n: bigint }).n);
-      } finally {
-        conn.closeSync();
-      }
-    };
-    assert.equal(await count(), 1);
+    await ts.server.entities.browserApplications.create({ accountId: 1, name: 'other (browser)', apmApplicationId: app.id });
+    await ts.server.entities.browserApplications.create({ accountId: 1, name: 'standalone' });
+    const rows = async () => (await ts.server.db.all<{ kt: bigint; side: bigint; all: bigint }>(
+      `SELECT (SELECT count(*) FROM key_transactions WHERE app_id = $1) AS kt,
+              (SELECT count(*) FROM browser_applications WHERE apm_app_id = $1) AS side,
+              (SELECT count(*) FROM browser_applications) AS "all"`, [app.id]))
+      .map((r) => [Number(r.kt), Number(r.side), Number(r.all)]);
+    assert.deepEqual(await rows(), [[1, 1, 2]]);
     clock.ms += 60 * 60_000; // no longer reporting
     await ts.server.catalog.deleteApplication(app.id);
-    assert.equal(await count(), 0);
+    assert.deepEqual(await rows(), [[0, 0, 1]]);
   });
 });

@@ -15,7 +15,7 @@ import type { SelectQuery } from '../../src/nrql/ast.js';
 import type { DictionaryName, NrqlDictionaries } from '../../src/nrql/dictionaries.js';
 import { mainPlan } from '../../src/nrql/execute.js';
 import { format } from '../../src/nrql/format.js';
-import { NRQL_ERROR_CODES, NrqlError } from '../../src/nrql/nrql-error.js';
+import { NrqlError } from '../../src/nrql/nrql-error.js';
 import { parse } from '../../src/nrql/parser.js';
 import { duckdbDialect } from '../../src/sql/duckdb-dialect.js';
 import { renderAggregatePlan, renderRowsPlan } from '../../src/sql/render-plan.js';
@@ -24,7 +24,11 @@ import { NRQL_PATTERN_QUERIES, NRQL_WORKED_EXAMPLES } from '../helpers/nrql-exam
 
 const seed = process.env.FC_SEED === undefined ? undefined : Number(process.env.FC_SEED);
 const runs = (numRuns: number): fc.Parameters<unknown> => ({ numRuns, ...(seed === undefined ? {} : { seed }) });
-const KNOWN_CODES = new Set<string>(Object.values(NRQL_ERROR_CODES));
+// Written out, not read from the code's catalogue: a new code must be added here on purpose.
+const KNOWN_CODES = new Set<string>([
+  'NRQL_SYNTAX', 'NRQL_UNTERMINATED', 'NRQL_QUERY_TOO_LONG', 'NRQL_DUPLICATE_CLAUSE', 'NRQL_MISSING_CLAUSE', 'NRQL_UNSUPPORTED',
+  'NRQL_UNKNOWN_FUNCTION', 'NRQL_BAD_ARGUMENTS', 'NRQL_INVALID_EXPRESSION', 'NRQL_BAD_TIME', 'NRQL_LIMIT_EXCEEDED', 'NRQL_TIMEOUT',
+]);
 const NOW = Date.UTC(2025, 7, 11, 12);
 
 /** A small catalog, in memory: the analyzer only reads names and ids from it. */
@@ -89,6 +93,8 @@ test('random valid queries compile to SQL or fail with an NrqlError', (t) => {
   });
   fc.assert(fc.property(query, (q) => { tally(timed(format(q))); }), runs(30_000));
   t.diagnostic(`generated: ${JSON.stringify(Object.fromEntries(outcomes))}`);
+  // The generator's trees are valid syntax; hundreds of them must get through the analyzer too.
+  assert.ok((outcomes.get('sql') ?? 0) >= 100, `too few generated queries compiled: ${JSON.stringify(Object.fromEntries(outcomes))}`);
 });
 
 const SEEDS = [...NRQL_WORKED_EXAMPLES, ...NRQL_PATTERN_QUERIES].map((e) => e.text);
@@ -117,11 +123,26 @@ test('mutated worked examples compile to SQL or fail with an NrqlError', (t) => 
   }), runs(70_000));
   const mutated = [...outcomes].map(([k, v]) => [k, v - (before.get(k) ?? 0)]);
   t.diagnostic(`mutated: ${JSON.stringify(Object.fromEntries(mutated))}`);
+  assert.ok((Object.fromEntries(mutated).sql ?? 0) >= 1000, `too few mutated queries compiled: ${JSON.stringify(Object.fromEntries(mutated))}`);
 });
 
-test('the worked examples compile, and compile the same from their canonical text', () => {
+/** The SQL and parameters a query compiles to. */
+function sqlOf(text: string): string {
+  const analyzed = analyze(parse(text), { accountIds: [1], nowMs: NOW, dictionaries });
+  if (analyzed.kind === 'showEventTypes') return 'SHOW EVENT TYPES';
+  const plan = mainPlan(analyzed);
+  const rendered = plan.kind === 'rows' ? renderRowsPlan(plan, duckdbDialect) : renderAggregatePlan(plan, duckdbDialect);
+  return JSON.stringify(rendered);
+}
+
+test('the worked examples compile, to the same SQL as their canonical text', () => {
   for (const q of SEEDS) {
-    const direct = compile(q);
-    assert.equal(compile(format(parse(q))), direct, q);
+    // WITH METRIC_FORMAT (one §5.3 pattern) is outside the subset by choice (docs/nrql.md).
+    if (/METRIC_FORMAT/.test(q)) {
+      assert.equal(compile(q), 'NRQL_UNSUPPORTED', q);
+      continue;
+    }
+    assert.equal(compile(q), 'sql', q);
+    assert.equal(sqlOf(format(parse(q))), sqlOf(q), q);
   }
 });
