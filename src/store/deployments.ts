@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
+import type { DuckDBValue } from '@duckdb/node-api';
 import type { Clock } from '../clock.js';
 import { entityGuid } from '../domain/entity-guid.js';
 import { CUSTOM_EVENTS, Rows } from './append-tables.js';
@@ -9,6 +9,7 @@ import type { Database } from './database.js';
 import { timestampValue } from './duckdb-values.js';
 import { Mutex } from './mutex.js';
 import { attributeJson } from './attribute-json.js';
+import { withOwnConnection } from './own-connection.js';
 
 /**
  * Change tracking events, deployments among them, as New Relic stores them: one row of
@@ -214,7 +215,7 @@ export class Deployments {
     return this.deletions.run(async () => {
       const deployment = await this.find(accountId, appId, id);
       if (!deployment) return undefined;
-      await this.withConnection((c) =>
+      await withOwnConnection(this.db, (c) =>
         c.run('INSERT INTO deleted_deployments VALUES ($1, $2, $3, $4)', [accountId, appId, id, timestampValue(this.clock.now())] as DuckDBValue[]),
       );
       return deployment;
@@ -222,22 +223,11 @@ export class Deployments {
   }
 
   private async nextDeploymentId(): Promise<number> {
-    const reader = await this.withConnection((c) => c.runAndReadAll("SELECT nextval('deployment_ids') AS id"));
+    const reader = await withOwnConnection(this.db, (c) => c.runAndReadAll("SELECT nextval('deployment_ids') AS id"));
     return Number(reader.getRowObjectsJS()[0]!.id);
   }
 
-  /**
-   * A connection of its own per write: the catalog holds multi-statement transactions on its
-   * connection, which a statement sent there meanwhile would join; these writes are rare.
-   */
-  private async withConnection<T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
-    const connection = await this.db.instance.connect();
-    try {
-      return await work(connection);
-    } finally {
-      connection.closeSync();
-    }
-  }
+
 }
 
 // TRY_CAST: a row whose deploymentId is not a whole number is no deployment, never a failed query.

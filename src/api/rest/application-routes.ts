@@ -11,6 +11,7 @@ import { threeSignificant, twoDecimals } from './number-format.js';
 import { RestError } from './rest-error.js';
 import { RestParams } from './rest-params.js';
 import { restRoute, type RestHandler } from './rest-plugin.js';
+import { idsFilter } from './id-params.js';
 
 export interface ApplicationRouteDeps {
   readonly catalog: Catalog;
@@ -99,13 +100,7 @@ export function registerApplicationRoutes(app: FastifyInstance, deps: Applicatio
  */
 function filterApplications(deps: ApplicationRouteDeps, apps: readonly Application[], params: RestParams): Application[] {
   const name = params.one('filter[name]')?.toLowerCase();
-  const idsText = params.one('filter[ids]') ?? params.one('filter[id]');
-  let ids: Set<number> | undefined;
-  if (idsText !== undefined) {
-    const parts = idsText.split(',').map((s) => s.trim()).filter((s) => s !== '');
-    if (parts.some((p) => !/^\d{1,15}$/.test(p))) throw RestError.unprocessable(`Invalid filter[ids] '${idsText}': expected comma-separated application ids`);
-    ids = new Set(parts.map(Number));
-  }
+  const ids = idsFilter(params, 'application');
   const languages = params.one('filter[language]')?.toLowerCase().split(',').map((s) => s.trim()).filter((s) => s !== '');
   const host = params.one('filter[host]')?.toLowerCase();
   return apps
