@@ -1,0 +1,165 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  agentConfigOf, applySettingsPatch, browserLoader, DEFAULT_APM_AGENT_SETTINGS, DEFAULT_BROWSER_MONITORING_SETTINGS,
+  DEFAULT_MOBILE_AGENT_SETTINGS, validateApmAgentSettings, validateBrowserMonitoringSettings, validateMobileAgentSettings,
+  type ApmAgentSettings, type SettingsPatch,
+} from './agent-settings.js';
+
+test('defaults: New Relic\'s, written out', () => {
+  assert.deepEqual(DEFAULT_APM_AGENT_SETTINGS, {
+    errorCollector: { enabled: true, expectedErrorClasses: [], expectedErrorCodes: [], ignoredErrorClasses: [], ignoredErrorCodes: ['404'] },
+    transactionTracer: {
+      enabled: true, explainEnabled: true, explainThresholdType: 'VALUE', explainThresholdValue: 0.5, logSql: false, recordSql: 'OBFUSCATED',
+      stackTraceThreshold: 0.5, transactionThresholdType: 'APDEX_F', transactionThresholdValue: 2,
+    },
+    slowSql: { enabled: true },
+    threadProfiler: { enabled: true },
+    jfr: { enabled: false },
+    tracerType: 'DISTRIBUTED_TRACING',
+    captureMemcacheKeys: false,
+    applicationLogging: { enabled: true, forwarding: { enabled: true, maxSamplesStored: 10000 }, localDecorating: { enabled: false }, metrics: { enabled: true } },
+  });
+  assert.deepEqual(DEFAULT_BROWSER_MONITORING_SETTINGS.loader, 'SPA');
+  assert.deepEqual(DEFAULT_BROWSER_MONITORING_SETTINGS.privacy, { cookiesEnabled: true });
+  assert.equal(DEFAULT_BROWSER_MONITORING_SETTINGS.distributedTracing.enabled, true);
+  assert.deepEqual(DEFAULT_MOBILE_AGENT_SETTINGS, {
+    applicationExitInfo: { enabled: true },
+    networkSettings: { aliases: [], filterMode: 'DISABLED', hideList: [], showList: [], ignoredStatusCodeRules: [] },
+    useCrashReports: true,
+  });
+  // The defaults pass their own validation.
+  validateApmAgentSettings(DEFAULT_APM_AGENT_SETTINGS);
+  validateBrowserMonitoringSettings(DEFAULT_BROWSER_MONITORING_SETTINGS);
+  validateMobileAgentSettings(DEFAULT_MOBILE_AGENT_SETTINGS);
+});
+
+test('a patch changes what it names; absent and undefined members keep their values; lists are replaced whole', () => {
+  const patched = applySettingsPatch(DEFAULT_APM_AGENT_SETTINGS, {
+    transactionTracer: { enabled: false, recordSql: 'RAW', explainEnabled: undefined },
+    errorCollector: { ignoredErrorCodes: ['500', '503'] },
+    tracerType: 'NONE',
+  });
+  assert.deepEqual(patched.transactionTracer, {
+    enabled: false, explainEnabled: true, explainThresholdType: 'VALUE', explainThresholdValue: 0.5, logSql: false, recordSql: 'RAW',
+    stackTraceThreshold: 0.5, transactionThresholdType: 'APDEX_F', transactionThresholdValue: 2,
+  });
+  assert.deepEqual(patched.errorCollector.ignoredErrorCodes, ['500', '503']);
+  assert.equal(patched.tracerType, 'NONE');
+  assert.deepEqual(patched.applicationLogging, DEFAULT_APM_AGENT_SETTINGS.applicationLogging);
+  // The input is left as it was.
+  assert.deepEqual(DEFAULT_APM_AGENT_SETTINGS.transactionTracer.enabled, true);
+  assert.deepEqual(DEFAULT_APM_AGENT_SETTINGS.errorCollector.ignoredErrorCodes, ['404']);
+
+  const nested = applySettingsPatch(patched, { applicationLogging: { forwarding: { maxSamplesStored: 500 } } });
+  assert.deepEqual(nested.applicationLogging, { enabled: true, forwarding: { enabled: true, maxSamplesStored: 500 }, localDecorating: { enabled: false }, metrics: { enabled: true } });
+  assert.equal(nested.transactionTracer.recordSql, 'RAW', 'earlier changes stay');
+  assert.deepEqual(applySettingsPatch(patched, {}), patched);
+
+  const browser = applySettingsPatch(DEFAULT_BROWSER_MONITORING_SETTINGS, { pinnedVersion: '1.285.0', ajax: { denyList: ['bam.nr-data.net'] } });
+  assert.equal(browser.pinnedVersion, '1.285.0');
+  assert.equal(applySettingsPatch(browser, { pinnedVersion: null }).pinnedVersion, null, 'null is a value where the setting may be null');
+});
+
+test('a patch naming what settings do not have, or giving a value for an object, is refused with its path', () => {
+  const refused: [SettingsPatch<ApmAgentSettings>, string][] = [
+    [{ transactionTracer: { captureMemcache: true } } as SettingsPatch<ApmAgentSettings>, 'transactionTracer.captureMemcache is not a setting'],
+    [{ nonsense: 1 } as SettingsPatch<ApmAgentSettings>, 'nonsense is not a setting'],
+    [{ errorCollector: true } as unknown as SettingsPatch<ApmAgentSettings>, 'errorCollector must be an object'],
+    [{ applicationLogging: { forwarding: null } } as unknown as SettingsPatch<ApmAgentSettings>, 'applicationLogging.forwarding must be an object'],
+  ];
+  for (const [patch, message] of refused) {
+    assert.throws(() => applySettingsPatch(DEFAULT_APM_AGENT_SETTINGS, patch), (e: unknown) => e instanceof RangeError && e.message === message, message);
+  }
+});
+
+test('validation names the field and what is wrong with it', () => {
+  const apm = (patch: SettingsPatch<ApmAgentSettings>) => () => validateApmAgentSettings(applySettingsPatch(DEFAULT_APM_AGENT_SETTINGS, patch));
+  const cases: [() => void, string][] = [
+    [apm({ transactionTracer: { stackTraceThreshold: -0.1 } }), 'transactionTracer.stackTraceThreshold must be ≥ 0'],
+    [apm({ transactionTracer: { explainThresholdValue: Number.NaN } }), 'transactionTracer.explainThresholdValue must be a number'],
+    [apm({ transactionTracer: { transactionThresholdValue: '2' as unknown as number } }), 'transactionTracer.transactionThresholdValue must be a number'],
+    [apm({ transactionTracer: { recordSql: 'obfuscated' as 'OBFUSCATED' } }), 'transactionTracer.recordSql must be one of OBFUSCATED, OFF, RAW'],
+    [apm({ transactionTracer: { transactionThresholdType: 'APDEX_T' as 'APDEX_F' } }), 'transactionTracer.transactionThresholdType must be one of APDEX_F, VALUE'],
+    [apm({ transactionTracer: { enabled: null as unknown as boolean } }), 'transactionTracer.enabled must be true or false'],
+    [apm({ errorCollector: { ignoredErrorCodes: ['404', '9999'] } }), "errorCollector.ignoredErrorCodes: '9999' is not an HTTP status"],
+    [apm({ errorCollector: { expectedErrorCodes: ['099'] } }), "errorCollector.expectedErrorCodes: '099' is not an HTTP status"],
+    [apm({ errorCollector: { expectedErrorCodes: [404 as unknown as string] } }), 'errorCollector.expectedErrorCodes: 404 is not an HTTP status'],
+    [apm({ errorCollector: { ignoredErrorCodes: '404' as unknown as string[] } }), 'errorCollector.ignoredErrorCodes must be a list'],
+    [apm({ errorCollector: { ignoredErrorClasses: ['TypeError', ' '] } }), 'errorCollector.ignoredErrorClasses[1] must be a non-empty string'],
+    [apm({ tracerType: 'ZIPKIN' as 'NONE' }), 'tracerType must be one of CROSS_APPLICATION_TRACER, DISTRIBUTED_TRACING, NONE, OPT_OUT'],
+    [apm({ applicationLogging: { forwarding: { maxSamplesStored: 2.5 } } }), 'applicationLogging.forwarding.maxSamplesStored must be a whole number ≥ 0'],
+    [() => validateBrowserMonitoringSettings(applySettingsPatch(DEFAULT_BROWSER_MONITORING_SETTINGS, { sessionReplay: { samplingRate: 101 } })),
+      'sessionReplay.samplingRate must be ≤ 100 (a percentage)'],
+    [() => validateBrowserMonitoringSettings(applySettingsPatch(DEFAULT_BROWSER_MONITORING_SETTINGS, { loader: 'FULL' as 'PRO' })),
+      'loader must be one of SPA, PRO, LITE, NONE'],
+    [() => validateBrowserMonitoringSettings(applySettingsPatch(DEFAULT_BROWSER_MONITORING_SETTINGS, { pinnedVersion: 'latest' })),
+      'pinnedVersion must be a browser agent version such as "1.285.0", or null'],
+    [() => validateMobileAgentSettings(applySettingsPatch(DEFAULT_MOBILE_AGENT_SETTINGS, {
+      networkSettings: { ignoredStatusCodeRules: [{ hosts: ['api.example.com'], statusCodes: ['404', '600'] }] },
+    })), "networkSettings.ignoredStatusCodeRules[0].statusCodes: '600' is not an HTTP status"],
+    [() => validateMobileAgentSettings(applySettingsPatch(DEFAULT_MOBILE_AGENT_SETTINGS, { networkSettings: { aliases: [{ alias: 'API' } as { alias: string; hosts: string[] }] } })),
+      'networkSettings.aliases[0].hosts is missing'],
+    [() => validateMobileAgentSettings(applySettingsPatch(DEFAULT_MOBILE_AGENT_SETTINGS, { networkSettings: { filterMode: 'ALL' as 'SHOW' } })),
+      'networkSettings.filterMode must be one of DISABLED, HIDE, SHOW'],
+  ];
+  for (const [run, message] of cases) {
+    assert.throws(run, (e: unknown) => e instanceof RangeError && e.message === message, message);
+  }
+  // Boundaries that pass.
+  validateApmAgentSettings(applySettingsPatch(DEFAULT_APM_AGENT_SETTINGS, { transactionTracer: { stackTraceThreshold: 0 }, errorCollector: { ignoredErrorCodes: ['100', '599'] } }));
+  validateBrowserMonitoringSettings(applySettingsPatch(DEFAULT_BROWSER_MONITORING_SETTINGS, { sessionReplay: { samplingRate: 100, errorSamplingRate: 0 } }));
+  validateMobileAgentSettings(applySettingsPatch(DEFAULT_MOBILE_AGENT_SETTINGS, {
+    networkSettings: { aliases: [{ alias: 'API', hosts: ['api.example.com', 'api2.example.com'] }], filterMode: 'HIDE', hideList: ['ads.example.com'] },
+  }));
+});
+
+test('the deprecated FULL loader is PRO', () => {
+  assert.deepEqual(['FULL', 'PRO', 'SPA', 'LITE', 'NONE', 'RUM'].map(browserLoader), ['PRO', 'PRO', 'SPA', 'LITE', 'NONE', 'RUM']);
+});
+
+test('agent_config: every setting under the name agents read, in New Relic\'s units', () => {
+  assert.deepEqual(agentConfigOf(DEFAULT_APM_AGENT_SETTINGS, 0.5), {
+    'transaction_tracer.enabled': true,
+    'transaction_tracer.transaction_threshold': 'apdex_f',
+    'transaction_tracer.record_sql': 'obfuscated',
+    'transaction_tracer.explain_enabled': true,
+    'transaction_tracer.explain_threshold': 0.5,
+    'transaction_tracer.stack_trace_threshold': 0.5,
+    'transaction_tracer.log_sql': false,
+    'error_collector.enabled': true,
+    'error_collector.ignore_status_codes': [404],
+    'error_collector.expected_status_codes': [],
+    'error_collector.ignore_classes': [],
+    'error_collector.expected_classes': [],
+    'slow_sql.enabled': true,
+    'thread_profiler.enabled': true,
+    'jfr.enabled': false,
+    'capture_memcache_keys': false,
+    'application_logging.enabled': true,
+    'application_logging.forwarding.enabled': true,
+    'application_logging.forwarding.max_samples_stored': 10000,
+    'application_logging.local_decorating.enabled': false,
+    'application_logging.metrics.enabled': true,
+    'distributed_tracing.enabled': true,
+    'cross_application_tracer.enabled': false,
+  });
+  const changed = applySettingsPatch(DEFAULT_APM_AGENT_SETTINGS, {
+    transactionTracer: { transactionThresholdType: 'VALUE', transactionThresholdValue: 1.25, explainThresholdType: 'APDEX_F', recordSql: 'OFF' },
+    errorCollector: { ignoredErrorCodes: ['404', '503'], expectedErrorCodes: ['409'], ignoredErrorClasses: ['AbortError'], expectedErrorClasses: ['ValidationError'] },
+    tracerType: 'CROSS_APPLICATION_TRACER',
+  });
+  const config = agentConfigOf(changed, 0.2);
+  assert.equal(config['transaction_tracer.transaction_threshold'], 1.25);
+  assert.equal(config['transaction_tracer.explain_threshold'], 0.8, 'APDEX_F explain threshold: 4 × Apdex T 0.2');
+  assert.equal(config['transaction_tracer.record_sql'], 'off');
+  assert.deepEqual(config['error_collector.ignore_status_codes'], [404, 503]);
+  assert.deepEqual(config['error_collector.expected_status_codes'], [409]);
+  assert.deepEqual(config['error_collector.ignore_classes'], ['AbortError']);
+  assert.deepEqual(config['error_collector.expected_classes'], ['ValidationError']);
+  assert.deepEqual([config['distributed_tracing.enabled'], config['cross_application_tracer.enabled']], [false, true]);
+  const none = agentConfigOf(applySettingsPatch(DEFAULT_APM_AGENT_SETTINGS, { tracerType: 'NONE' }), 0.5);
+  assert.deepEqual([none['distributed_tracing.enabled'], none['cross_application_tracer.enabled']], [false, false]);
+  const optOut = agentConfigOf(applySettingsPatch(DEFAULT_APM_AGENT_SETTINGS, { tracerType: 'OPT_OUT' }), 0.5);
+  assert.equal('distributed_tracing.enabled' in optOut || 'cross_application_tracer.enabled' in optOut, false, 'OPT_OUT leaves tracing to the agent');
+});
