@@ -5,11 +5,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { APPEND_TABLES, CUSTOM_EVENTS, Rows, TIMESLICES } from './append-tables.js';
 import { BatchWriter } from './batch-writer.js';
+import { DEFAULT_APM_AGENT_SETTINGS } from '../domain/agent-settings.js';
+import { hashKey } from '../security/keys.js';
 import { ApplicationNotFoundError, Catalog, type ConnectFacts, type RunTarget } from './catalog.js';
 import { Database } from './database.js';
 import { MetricIndex } from './metric-index.js';
 
-const clock = { now: () => Date.UTC(2026, 10, 22, 12, 0, 30) };
+const NOW = Date.UTC(2026, 10, 22, 12, 0, 30);
+const clock = { now: () => NOW };
 const minute = Date.UTC(2026, 10, 22, 12, 0);
 
 function facts(appNames: string[], overrides: Partial<ConnectFacts> = {}): ConnectFacts {
@@ -24,14 +27,14 @@ interface Store {
 }
 
 /** A store on a file in a temp directory; `reopen` closes it and opens the same file again. */
-async function openStore(t: { after(fn: () => Promise<void>): void }) {
+async function openStore(t: { after(fn: () => Promise<void>): void }, dependents: { forgetApplication(appId: number): void }[] = []) {
   const dir = await mkdtemp(join(tmpdir(), 'timeslice-catalog-'));
   let current: Store | undefined;
   const open = async (): Promise<Store> => {
     const db = await Database.open({ path: join(dir, 'catalog.duckdb') });
     const writer = new BatchWriter(db.appendConnection);
     const metrics = await MetricIndex.load(db, writer, clock);
-    const catalog = await Catalog.load(db, clock, { metrics });
+    const catalog = await Catalog.load(db, clock, { metrics, dependents });
     await catalog.bootstrap();
     current = { db, writer, metrics, catalog };
     return current;
@@ -97,7 +100,97 @@ test('updateApplication refuses an unknown application and values that cannot be
   await assert.rejects(store.catalog.updateApplication(primary.id, { name: '   ' }), { name: 'RangeError', message: 'an application name is 1 to 255 characters' });
   await assert.rejects(store.catalog.updateApplication(primary.id, { apdexT: 0 }), { message: 'apdexT must be a positive number of seconds' });
   await assert.rejects(store.catalog.updateApplication(primary.id, { endUserApdexT: Number.NaN }), { message: 'endUserApdexT must be a positive number of seconds' });
+  await assert.rejects(store.catalog.updateApplication(primary.id, { useServerSideConfig: 'yes' as unknown as boolean }), { name: 'RangeError', message: 'useServerSideConfig must be true or false' });
+  // A bad agent setting refuses the whole change, name included.
+  await assert.rejects(
+    store.catalog.updateApplication(primary.id, { name: 'renamed', agentSettings: { transactionTracer: { stackTraceThreshold: -1 } } }),
+    { name: 'RangeError', message: 'transactionTracer.stackTraceThreshold must be ≥ 0' },
+  );
+  await assert.rejects(
+    store.catalog.updateApplication(primary.id, { agentSettings: { errorCollector: { ignoredErrorCodes: ['9999'] } } }),
+    { name: 'RangeError', message: "errorCollector.ignoredErrorCodes: '9999' is not an HTTP status" },
+  );
+  await assert.rejects(
+    store.catalog.updateApplication(primary.id, { agentSettings: { slowSQL: { enabled: false } } as never }),
+    { name: 'RangeError', message: 'slowSQL is not a setting' },
+  );
   assert.deepEqual(store.catalog.application(primary.id), primary, 'nothing changed');
+  const [row] = await store.db.all<{ name: string; agent_settings: string | null }>('SELECT name, agent_settings FROM applications WHERE id = $1', [primary.id]);
+  assert.deepEqual(row, { name: 'checkout', agent_settings: null });
+});
+
+test('agent settings and server-side configuration: defaults, a patch merged in, written through in one row, loaded again', async (t) => {
+  const { store, reopen } = await openStore(t);
+  const { primary } = await store.catalog.connect(1, facts(['billing']));
+  assert.deepEqual(primary.agentSettings, DEFAULT_APM_AGENT_SETTINGS);
+  const updated = await store.catalog.updateApplication(primary.id, {
+    useServerSideConfig: true,
+    apdexT: 0.3,
+    agentSettings: { transactionTracer: { enabled: false, recordSql: 'RAW' }, errorCollector: { ignoredErrorCodes: ['404', '500'] } },
+  });
+  const expected = {
+    ...DEFAULT_APM_AGENT_SETTINGS,
+    transactionTracer: { ...DEFAULT_APM_AGENT_SETTINGS.transactionTracer, enabled: false, recordSql: 'RAW' },
+    errorCollector: { ...DEFAULT_APM_AGENT_SETTINGS.errorCollector, ignoredErrorCodes: ['404', '500'] },
+  };
+  assert.deepEqual([updated.useServerSideConfig, updated.apdexT, updated.agentSettings], [true, 0.3, expected]);
+  // A second patch keeps what the first changed.
+  const again = await store.catalog.updateApplication(primary.id, { agentSettings: { slowSql: { enabled: false } } });
+  const expectedAgain = { ...expected, slowSql: { enabled: false } };
+  assert.deepEqual(again.agentSettings, expectedAgain);
+  assert.equal(again.useServerSideConfig, true, 'not given, kept');
+
+  const [row] = await store.db.all<{ use_server_side_config: boolean; apdex_t: number; agent_settings: string }>(
+    'SELECT use_server_side_config, apdex_t, agent_settings FROM applications WHERE id = $1', [primary.id]);
+  assert.deepEqual({ ...row, agent_settings: JSON.parse(row!.agent_settings) }, { use_server_side_config: true, apdex_t: 0.3, agent_settings: expectedAgain });
+
+  const reopened = await reopen();
+  assert.deepEqual(reopened.catalog.application(primary.id), again);
+  // Settings back at the defaults are stored as NULL: defaults, whatever they are in a later version.
+  const reset = await reopened.catalog.updateApplication(primary.id, {
+    useServerSideConfig: false,
+    agentSettings: { transactionTracer: { enabled: true, recordSql: 'OBFUSCATED' }, errorCollector: { ignoredErrorCodes: ['404'] }, slowSql: { enabled: true } },
+  });
+  assert.deepEqual([reset.useServerSideConfig, reset.agentSettings], [false, DEFAULT_APM_AGENT_SETTINGS]);
+  const [after] = await reopened.db.all<{ agent_settings: string | null }>('SELECT agent_settings FROM applications WHERE id = $1', [primary.id]);
+  assert.equal(after!.agent_settings, null);
+});
+
+test('accounts: created with the next id, keys made for them authenticate to them only, all of it persisted', async (t) => {
+  const { store, reopen } = await openStore(t);
+  const { catalog, db } = store;
+  assert.deepEqual(catalog.accounts(), [{ id: 1, name: 'Default' }]);
+  const second = await catalog.createAccount('  Staging ');
+  assert.deepEqual(second, { id: 2, name: 'Staging' });
+  assert.deepEqual(catalog.account(2), second);
+  assert.equal(catalog.account(3), undefined);
+  await assert.rejects(catalog.createAccount(' '), { name: 'RangeError', message: 'an account name is 1 to 255 characters' });
+  await assert.rejects(catalog.createAccount('x'.repeat(256)), { name: 'RangeError', message: 'an account name is 1 to 255 characters' });
+
+  const userKey = await catalog.createUserKey(2);
+  const licenseKey = await catalog.createLicenseKey(2);
+  assert.match(userKey, /^NRAK-[A-Z0-9]{27}$/);
+  assert.match(licenseKey, /^[0-9a-f]{40}$/);
+  assert.equal(catalog.accountForUserKey(userKey), 2);
+  assert.equal(catalog.accountForLicenseKey(licenseKey), 2);
+  assert.equal(catalog.accountForLicenseKey(userKey), undefined, 'a user key is not a license key');
+  assert.equal(catalog.accountForUserKey(licenseKey), undefined);
+  await assert.rejects(catalog.createUserKey(9), { name: 'RangeError', message: 'account 9 does not exist' });
+
+  const user = catalog.userOfKey(userKey)!;
+  assert.deepEqual({ ...user, id: typeof user.id }, { id: 'number', name: `User of key NRAK-…${userKey.slice(-4)}`, createdAt: NOW });
+  assert.equal(catalog.userOfKey(licenseKey), undefined, 'a license key stands for no user');
+  assert.equal(catalog.userOfKey('NRAK-UNKNOWN'), undefined);
+
+  const stored = await db.all<{ account_id: number; kind: string; key_hash: string }>(
+    'SELECT account_id, kind, key_hash FROM api_keys WHERE account_id = 2 ORDER BY kind');
+  assert.deepEqual(stored, [{ account_id: 2, kind: 'license', key_hash: hashKey(licenseKey) }, { account_id: 2, kind: 'user', key_hash: hashKey(userKey) }]);
+  const reopened = await reopen();
+  assert.deepEqual(reopened.catalog.accounts(), [{ id: 1, name: 'Default' }, { id: 2, name: 'Staging' }]);
+  assert.equal(reopened.catalog.accountForUserKey(userKey), 2);
+  assert.equal(reopened.catalog.accountForLicenseKey(licenseKey), 2);
+  assert.deepEqual(reopened.catalog.userOfKey(userKey), user);
+  assert.equal((await reopened.catalog.createAccount('Third')).id, 3);
 });
 
 test('a renamed application keeps receiving the agents that report under its old name, also after a restart', async (t) => {
@@ -126,7 +219,8 @@ test('an application created without a language takes the first one an agent rep
 });
 
 test('deleteApplication removes the application and all its data in one go, while another application keeps writing', async (t) => {
-  const { store, reopen } = await openStore(t);
+  const forgotten: number[] = [];
+  const { store, reopen } = await openStore(t, [{ forgetApplication: (id) => forgotten.push(id) }, { forgetApplication: (id) => forgotten.push(-id) }]);
   const { db, catalog, metrics, writer } = store;
   const a = await catalog.connect(1, facts(['doomed', 'rollup']));
   const b = await catalog.connect(1, facts(['survivor'], { host: 'web-2', pid: 7 }));
@@ -158,6 +252,7 @@ test('deleteApplication removes the application and all its data in one go, whil
   assert.deepEqual(metrics.metricNames({ appId: targetA.appId }), []);
   assert.equal(metrics.lastReportedAt({ appId: targetA.appId }), undefined);
 
+  assert.deepEqual(forgotten, [targetA.appId, -targetA.appId], 'each dependent store is told, once');
   assert.equal(catalog.run(a.run.runId)!.shutdown, true, 'the run targeting it is shut down');
   const [run] = await db.all<{ down: boolean }>('SELECT shutdown_at IS NOT NULL AS down FROM agent_runs WHERE run_id = $1', [a.run.runId]);
   assert.equal(run!.down, true);

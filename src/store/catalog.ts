@@ -1,7 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import type { DuckDBTimestampValue, DuckDBValue } from '@duckdb/node-api';
 import { timestampValue } from './duckdb-values.js';
 import type { Clock } from '../clock.js';
+import {
+  applySettingsPatch, DEFAULT_APM_AGENT_SETTINGS, validateApmAgentSettings, type ApmAgentSettings, type SettingsPatch,
+} from '../domain/agent-settings.js';
 import { generateLicenseKey, generateUserKey, hashKey, keyHint } from '../security/keys.js';
 import { APPEND_TABLES } from './append-tables.js';
 import type { Database } from './database.js';
@@ -9,6 +13,13 @@ import { Mutex } from './mutex.js';
 import { TIMESLICE_TABLES } from './timeslice-compactor.js';
 
 export interface Account { readonly id: number; readonly name: string }
+/** Timeslice keeps no user records: a user key stands for its user, whose id is the key's. */
+export interface KeyUser {
+  readonly id: number;
+  readonly name: string;
+  /** Epoch ms. */
+  readonly createdAt: number;
+}
 export interface Application {
   readonly id: number;
   readonly accountId: number;
@@ -22,15 +33,21 @@ export interface Application {
   /** Browser (end user) Apdex T in seconds. */
   readonly endUserApdexT: number;
   readonly enableRealUserMonitoring: boolean;
+  /** Whether its agents take `agentSettings` from the connect reply (`agent_config`) over their own configuration. */
   readonly useServerSideConfig: boolean;
+  /** What NerdGraph's `apmSettings` shows and `agentApplicationSettingsUpdate` changes. */
+  readonly agentSettings: ApmAgentSettings;
 }
 
-/** What REST `PUT /v2/applications/{id}` may change. */
+/** What REST `PUT /v2/applications/{id}` and NerdGraph's `agentApplicationSettingsUpdate` may change. */
 export interface ApplicationChanges {
   readonly name?: string;
   readonly apdexT?: number;
   readonly endUserApdexT?: number;
   readonly enableRealUserMonitoring?: boolean;
+  readonly useServerSideConfig?: boolean;
+  /** Merged into the current settings: what it leaves out keeps its value. */
+  readonly agentSettings?: SettingsPatch<ApmAgentSettings>;
 }
 
 export class ApplicationNotFoundError extends Error {
@@ -85,6 +102,11 @@ export const DEFAULT_END_USER_APDEX_T = 7;
 export interface CatalogDeps {
   readonly metrics?: { forgetApplication(appId: number): void };
   /**
+   * Stores holding rows that `deleteApplication` removes from their tables (key transactions, the
+   * browser side): told, after the delete commits, to drop them from memory too.
+   */
+  readonly dependents?: readonly { forgetApplication(appId: number): void }[];
+  /**
    * Held around an application's deletion; the timeslice compactor holds it around each run. Both
    * delete from `timeslices`, and DuckDB fails one of two transactions deleting the same rows.
    */
@@ -107,7 +129,19 @@ interface ApplicationRow {
   end_user_apdex_t: number;
   enable_real_user_monitoring: boolean;
   use_server_side_config: boolean;
+  agent_settings: string | null;
 }
+
+/** NULL is New Relic's defaults; stored settings are laid over them, so a setting added later starts at its default. */
+function agentSettingsOf(json: string | null): ApmAgentSettings {
+  return json === null ? DEFAULT_APM_AGENT_SETTINGS : applySettingsPatch(DEFAULT_APM_AGENT_SETTINGS, JSON.parse(json) as SettingsPatch<ApmAgentSettings>);
+}
+
+function agentSettingsJson(settings: ApmAgentSettings): string | null {
+  return isDeepStrictEqual(settings, DEFAULT_APM_AGENT_SETTINGS) ? null : JSON.stringify(settings);
+}
+
+const ACCOUNT_NAME_LENGTH = 255;
 
 /**
  * Accounts, keys, applications, hosts, instances and agent runs. The catalog is small, so it is
@@ -116,8 +150,9 @@ interface ApplicationRow {
  */
 export class Catalog {
   private readonly mutex = new Mutex();
-  private readonly accounts = new Map<number, Account>();
-  private readonly keys = new Map<string, { accountId: number; kind: 'user' | 'license' }>();
+  private readonly accountsById = new Map<number, Account>();
+  /** By key hash. */
+  private readonly keys = new Map<string, { id: number; accountId: number; kind: 'user' | 'license'; hint: string; createdAt: number }>();
   private readonly apps = new Map<number, Application>();
   private readonly hosts = new Map<number, Host>();
   private readonly instances = new Map<number, Instance>();
@@ -142,21 +177,22 @@ export class Catalog {
 
   private async reload(): Promise<void> {
     for (const r of await this.db.all<{ id: number; name: string }>('SELECT id, name FROM accounts')) {
-      this.accounts.set(r.id, { id: r.id, name: r.name });
+      this.accountsById.set(r.id, { id: r.id, name: r.name });
     }
-    for (const r of await this.db.all<{ id: number; account_id: number; kind: 'user' | 'license'; key_hash: string }>(
-      'SELECT id, account_id, kind, key_hash FROM api_keys',
+    for (const r of await this.db.all<{ id: number; account_id: number; kind: 'user' | 'license'; key_hash: string; hint: string; created_ms: bigint }>(
+      'SELECT id, account_id, kind, key_hash, hint, epoch_ms(created_at) AS created_ms FROM api_keys',
     )) {
-      this.keys.set(r.key_hash, { accountId: r.account_id, kind: r.kind });
+      this.keys.set(r.key_hash, { id: r.id, accountId: r.account_id, kind: r.kind, hint: r.hint, createdAt: Number(r.created_ms) });
       this.nextKeyId = Math.max(this.nextKeyId, r.id + 1);
     }
     for (const r of await this.db.all<ApplicationRow>(
       `SELECT id, account_id, name, agent_name, language, apdex_t, end_user_apdex_t, enable_real_user_monitoring,
-         use_server_side_config FROM applications`,
+         use_server_side_config, agent_settings FROM applications`,
     )) {
       this.apps.set(r.id, {
         id: r.id, accountId: r.account_id, name: r.name, agentName: r.agent_name, language: r.language, apdexT: r.apdex_t,
         endUserApdexT: r.end_user_apdex_t, enableRealUserMonitoring: r.enable_real_user_monitoring, useServerSideConfig: r.use_server_side_config,
+        agentSettings: agentSettingsOf(r.agent_settings),
       });
       this.highest.app = Math.max(this.highest.app, r.id);
     }
@@ -193,18 +229,57 @@ export class Catalog {
    */
   async bootstrap(given: BootstrapKeys = {}): Promise<CreatedKeys | undefined> {
     return this.mutex.run(async () => {
-      if (this.accounts.size > 0) {
+      if (this.accountsById.size > 0) {
         for (const [kind, key] of [['user', given.userKey], ['license', given.licenseKey]] as const) {
           if (key && !this.keys.has(hashKey(key))) await this.insertKey(1, kind, key);
         }
         return undefined;
       }
       await this.exec('INSERT INTO accounts VALUES (1, $1, $2)', ['Default', this.now()]);
-      this.accounts.set(1, { id: 1, name: 'Default' });
+      this.accountsById.set(1, { id: 1, name: 'Default' });
       const keys = { userKey: given.userKey ?? generateUserKey(), licenseKey: given.licenseKey ?? generateLicenseKey() };
       await this.insertKey(1, 'user', keys.userKey);
       await this.insertKey(1, 'license', keys.licenseKey);
       return keys;
+    });
+  }
+
+  /** A new account with the next id; it has no keys until `createUserKey` / `createLicenseKey`. */
+  async createAccount(name: string): Promise<Account> {
+    const trimmed = name.trim();
+    if (trimmed === '' || trimmed.length > ACCOUNT_NAME_LENGTH) throw new RangeError(`an account name is 1 to ${ACCOUNT_NAME_LENGTH} characters`);
+    return this.mutex.run(async () => {
+      const account: Account = { id: Math.max(0, ...this.accountsById.keys()) + 1, name: trimmed };
+      await this.exec('INSERT INTO accounts VALUES ($1, $2, $3)', [account.id, account.name, this.now()]);
+      this.accountsById.set(account.id, account);
+      return account;
+    });
+  }
+
+  account(id: number): Account | undefined {
+    return this.accountsById.get(id);
+  }
+
+  /** Every account, by id. */
+  accounts(): Account[] {
+    return [...this.accountsById.values()].sort((a, b) => a.id - b.id);
+  }
+
+  /** A new user key (REST, the graph API) for the account, in clear: only its hash is stored. */
+  createUserKey(accountId: number): Promise<string> {
+    return this.createKey(accountId, 'user', generateUserKey());
+  }
+
+  /** A new license key (agents, ingest) for the account, in clear: only its hash is stored. */
+  createLicenseKey(accountId: number): Promise<string> {
+    return this.createKey(accountId, 'license', generateLicenseKey());
+  }
+
+  private async createKey(accountId: number, kind: 'user' | 'license', key: string): Promise<string> {
+    return this.mutex.run(async () => {
+      if (!this.accountsById.has(accountId)) throw new RangeError(`account ${accountId} does not exist`);
+      await this.insertKey(accountId, kind, key);
+      return key;
     });
   }
 
@@ -219,8 +294,9 @@ export class Catalog {
 
   private async insertKey(accountId: number, kind: 'user' | 'license', key: string): Promise<void> {
     const id = this.nextKeyId++;
-    await this.exec('INSERT INTO api_keys VALUES ($1, $2, $3, $4, $5, $6)', [id, accountId, kind, hashKey(key), keyHint(key), this.now()]);
-    this.keys.set(hashKey(key), { accountId, kind });
+    const createdAt = this.clock.now();
+    await this.exec('INSERT INTO api_keys VALUES ($1, $2, $3, $4, $5, $6)', [id, accountId, kind, hashKey(key), keyHint(key), timestampValue(createdAt)]);
+    this.keys.set(hashKey(key), { id, accountId, kind, hint: keyHint(key), createdAt });
   }
 
   accountForLicenseKey(key: string): number | undefined {
@@ -231,6 +307,12 @@ export class Catalog {
   accountForUserKey(key: string): number | undefined {
     const found = this.keys.get(hashKey(key.trim()));
     return found?.kind === 'user' ? found.accountId : undefined;
+  }
+
+  /** The user a user key stands for (NerdGraph's `actor.user`), named after the key's hint. */
+  userOfKey(key: string): KeyUser | undefined {
+    const found = this.keys.get(hashKey(key.trim()));
+    return found?.kind === 'user' ? { id: found.id, name: `User of key ${found.hint}`, createdAt: found.createdAt } : undefined;
   }
 
   application(id: number): Application | undefined {
@@ -285,9 +367,10 @@ export class Catalog {
   }
 
   /**
-   * Changes an application's display name and settings, written through. A changed Apdex T is
-   * what its agents receive when they next connect. A rename leaves the name agents report
-   * under: they keep landing in this application.
+   * Changes an application's display name and settings, written through in one statement. A
+   * changed Apdex T, and with server-side configuration the agent settings, are what its agents
+   * receive when they next connect. A rename leaves the name agents report under: they keep
+   * landing in this application. Bad input is a RangeError naming the field; nothing changes then.
    */
   async updateApplication(id: number, changes: ApplicationChanges): Promise<Application> {
     const name = changes.name?.trim();
@@ -295,19 +378,30 @@ export class Catalog {
     for (const [field, value] of [['apdexT', changes.apdexT], ['endUserApdexT', changes.endUserApdexT]] as const) {
       if (value !== undefined && !(Number.isFinite(value) && value > 0)) throw new RangeError(`${field} must be a positive number of seconds`);
     }
+    if (changes.useServerSideConfig !== undefined && typeof changes.useServerSideConfig !== 'boolean') {
+      throw new RangeError('useServerSideConfig must be true or false');
+    }
     return this.mutex.run(async () => {
       const app = this.apps.get(id);
       if (!app) throw new ApplicationNotFoundError(id);
+      const agentSettings = changes.agentSettings === undefined ? app.agentSettings : applySettingsPatch(app.agentSettings, changes.agentSettings);
+      validateApmAgentSettings(agentSettings);
       const updated: Application = {
         ...app,
         name: name ?? app.name,
         apdexT: changes.apdexT ?? app.apdexT,
         endUserApdexT: changes.endUserApdexT ?? app.endUserApdexT,
         enableRealUserMonitoring: changes.enableRealUserMonitoring ?? app.enableRealUserMonitoring,
+        useServerSideConfig: changes.useServerSideConfig ?? app.useServerSideConfig,
+        agentSettings,
       };
       await this.exec(
-        'UPDATE applications SET name = $1, apdex_t = $2, end_user_apdex_t = $3, enable_real_user_monitoring = $4 WHERE id = $5',
-        [updated.name, updated.apdexT, updated.endUserApdexT, updated.enableRealUserMonitoring, id],
+        `UPDATE applications SET name = $1, apdex_t = $2, end_user_apdex_t = $3, enable_real_user_monitoring = $4,
+           use_server_side_config = $5, agent_settings = $6 WHERE id = $7`,
+        [
+          updated.name, updated.apdexT, updated.endUserApdexT, updated.enableRealUserMonitoring, updated.useServerSideConfig,
+          agentSettingsJson(updated.agentSettings), id,
+        ],
       );
       this.apps.set(id, updated);
       return updated;
@@ -372,6 +466,7 @@ export class Catalog {
       for (const [hostId, host] of this.hosts) if (host.appId === id) this.hosts.delete(hostId);
       for (const [instanceId, instance] of this.instances) if (instance.appId === id) this.instances.delete(instanceId);
       this.deps.metrics?.forgetApplication(id);
+      for (const dependent of this.deps.dependents ?? []) dependent.forgetApplication(id);
     });
   }
 
@@ -402,6 +497,7 @@ export class Catalog {
     const app: Application = {
       id: ++this.highest.app, accountId, name: agentName, agentName, language, apdexT: DEFAULT_APDEX_T,
       endUserApdexT: DEFAULT_END_USER_APDEX_T, enableRealUserMonitoring: false, useServerSideConfig: false,
+      agentSettings: DEFAULT_APM_AGENT_SETTINGS,
     };
     await this.exec(
       `INSERT INTO applications (id, account_id, name, agent_name, language, apdex_t, end_user_apdex_t, enable_real_user_monitoring,

@@ -273,4 +273,45 @@ CREATE TABLE browser_applications (
 );
 `,
   },
+  {
+    version: 7,
+    name: 'agent, browser and mobile settings',
+    sql: `
+-- Settings NerdGraph reads and changes, as JSON (domain/agent-settings.ts); NULL: New Relic's defaults.
+ALTER TABLE applications ADD COLUMN agent_settings VARCHAR;
+-- Rebuilt rather than altered: DuckDB refuses to commit an UPDATE of a stored table altered in the
+-- same transaction (see migration 2).
+CREATE TABLE browser_applications_v7 (
+  id INTEGER NOT NULL,
+  account_id INTEGER NOT NULL,
+  name VARCHAR NOT NULL,
+  browser_monitoring_key VARCHAR NOT NULL,
+  cookies_enabled BOOLEAN NOT NULL,
+  distributed_tracing_enabled BOOLEAN NOT NULL,
+  loader_type VARCHAR NOT NULL,     -- SPA, PRO or LITE
+  apm_app_id INTEGER,               -- the APM application it is the browser side of; NULL when standalone
+  created_at TIMESTAMP NOT NULL,
+  -- A standalone application's Apdex T. A browser side has none of its own (NULL): its Apdex T is its
+  -- APM application's end_user_apdex_t, the one place that fact is kept.
+  apdex_t DOUBLE DEFAULT 7,
+  -- The browser monitoring settings but loader_type, cookies_enabled and distributed_tracing_enabled.
+  monitoring_settings VARCHAR
+);
+INSERT INTO browser_applications_v7
+  SELECT *, CASE WHEN apm_app_id IS NULL THEN 7 END, NULL FROM browser_applications;
+DROP TABLE browser_applications;
+ALTER TABLE browser_applications_v7 RENAME TO browser_applications;
+ALTER TABLE mobile_applications ADD COLUMN settings VARCHAR;
+-- The highest id each entity store has handed out: deleting the newest key transaction, mobile or
+-- browser application must not hand its id (and so its entity GUID) to the next one after a restart.
+CREATE TABLE entity_ids (
+  kind VARCHAR NOT NULL,            -- the store's table: key_transactions, mobile_applications, browser_applications
+  highest INTEGER NOT NULL
+);
+INSERT INTO entity_ids
+  SELECT 'key_transactions', coalesce(max(id), 0) FROM key_transactions
+  UNION ALL SELECT 'mobile_applications', coalesce(max(id), 0) FROM mobile_applications
+  UNION ALL SELECT 'browser_applications', coalesce(max(id), 0) FROM browser_applications;
+`,
+  },
 ];

@@ -2,9 +2,10 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { fastifyBaseOptions } from '../../api/fastify-options.js';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../clock.js';
+import { agentConfigOf } from '../../domain/agent-settings.js';
 import { entityGuid } from '../../domain/entity-guid.js';
 import { StoreBusyError, type BatchWriter, type WriteTicket } from '../../store/batch-writer.js';
-import type { AgentRun, Catalog, ConnectFacts } from '../../store/catalog.js';
+import type { AgentRun, Application, Catalog, ConnectFacts } from '../../store/catalog.js';
 import type { MetricIndex } from '../../store/metric-index.js';
 import { CollectorError, malformed } from './collector-error.js';
 import { decodeAgentBody } from './decode-body.js';
@@ -129,7 +130,7 @@ export function buildCollector(deps: CollectorDeps): FastifyInstance {
       if (method === 'connect') {
         const facts = parseConnectFacts(await decodeAgentBody(raw, request.headers['content-encoding']), request.headers['user-agent']);
         const { run, primary } = await deps.catalog.connect(accountId, facts);
-        return { return_value: connectReply(run, primary.id, primary.apdexT, deps.eventHarvestPeriodMs ?? 5_000, deps.keyTransactionApdex?.(primary.id) ?? {}) };
+        return { return_value: connectReply(run, primary, deps.eventHarvestPeriodMs ?? 5_000, deps.keyTransactionApdex?.(primary.id) ?? {}) };
       }
 
       const runId = param('run_id');
@@ -206,8 +207,14 @@ export function parseConnectFacts(body: unknown, userAgent: string | undefined):
   };
 }
 
-function connectReply(run: AgentRun, appId: number, apdexT: number, periodMs: number, keyTransactionApdex: Readonly<Record<string, number>>): Record<string, unknown> {
+/**
+ * The reply to connect, for the run's primary application: its ids, Apdex T and key transactions'
+ * Apdex Ts, harvest limits, and with server-side configuration on, its agent settings as
+ * `agent_config` (which agents lay over their own configuration); else an empty `agent_config`.
+ */
+function connectReply(run: AgentRun, app: Application, periodMs: number, keyTransactionApdex: Readonly<Record<string, number>>): Record<string, unknown> {
   const perPeriod = (perMinute: number) => Math.max(1, Math.round((perMinute * periodMs) / 60_000));
+  const appId = app.id;
   return {
     agent_run_id: run.runId,
     messages: [{ message: `Reporting to Timeslice (account ${run.accountId}, application ${appId})`, level: 'INFO' }],
@@ -216,7 +223,7 @@ function connectReply(run: AgentRun, appId: number, apdexT: number, periodMs: nu
     application_id: String(appId),
     primary_application_id: String(appId),
     trusted_account_key: String(run.accountId),
-    apdex_t: apdexT,
+    apdex_t: app.apdexT,
     // Agents classify a key transaction's Apdex (Apdex/… and its share of Apdex) by its own T.
     web_transactions_apdex: keyTransactionApdex,
     collect_errors: true,
@@ -234,6 +241,6 @@ function connectReply(run: AgentRun, appId: number, apdexT: number, periodMs: nu
       harvest_limits: Object.fromEntries(Object.entries(HARVEST_LIMITS_PER_MINUTE).map(([k, v]) => [k, perPeriod(v)])),
     },
     span_event_harvest_config: { report_period_ms: periodMs, harvest_limit: perPeriod(SPAN_LIMIT_PER_MINUTE) },
-    agent_config: {},
+    agent_config: app.useServerSideConfig ? agentConfigOf(app.agentSettings, app.apdexT) : {},
   };
 }
