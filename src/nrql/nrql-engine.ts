@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.js';
 import { QueryTimeoutError, type PlanExecutor } from '../store/plan-executor.js';
 import { analyze, type AnalyzedQuery } from './analyze.js';
-import type { Query } from './ast.js';
+import type { Condition, Query } from './ast.js';
 import type { NrqlDictionaries } from './dictionaries.js';
 import { execute, type NrqlResult } from './execute.js';
 import { format } from './format.js';
@@ -20,6 +20,11 @@ export interface NrqlRunOptions {
   /** The accounts the query reads (NerdGraph's `account(id)` or `nrql(accounts: [...])`). */
   readonly accountIds: readonly number[];
   readonly timeoutMs?: number;
+  /**
+   * A condition ANDed into the query's WHERE, as NerdGraph's `entity { nrdbQuery }` adds the
+   * entity's GUID. It has no place in the text, so its nodes carry empty spans at offset 0.
+   */
+  readonly where?: Condition;
 }
 
 /** A query's answer: NerdGraph's result container plus the query as it was sent (NerdGraph's `nrql`). */
@@ -45,7 +50,7 @@ export class NrqlEngine {
   constructor(private readonly deps: NrqlEngineDeps) {}
 
   explain(text: string, options: NrqlRunOptions): NrqlExplanation {
-    const query = parse(text);
+    const query = withCondition(parse(text), options.where);
     const analyzed = analyze(query, { accountIds: options.accountIds, nowMs: this.deps.clock.now(), dictionaries: this.deps.dictionaries });
     return { query, canonical: format(query), analyzed };
   }
@@ -69,4 +74,10 @@ export class NrqlEngine {
       throw error;
     }
   }
+}
+
+function withCondition(query: Query, where: Condition | undefined): Query {
+  if (!where || query.kind !== 'select') return query;
+  const combined: Condition = query.where ? { kind: 'and', left: query.where, right: where, span: query.where.span } : where;
+  return { ...query, where: combined };
 }
