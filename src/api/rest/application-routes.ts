@@ -4,7 +4,7 @@ import { formatRestTime } from '../../domain/time/iso8601.js';
 import { ApplicationNotFoundError, type Application, type ApplicationChanges, type Catalog } from '../../store/catalog.js';
 import type { MetricIndex } from '../../store/metric-index.js';
 import type { PlanExecutor } from '../../store/plan-executor.js';
-import { applicationSummaries, healthStatus, isReporting, REPORTING_TIMEOUT_MS, type ApplicationSummary } from './application-summary.js';
+import { applicationParts, applicationSummaries, healthStatus, isReporting, REPORTING_TIMEOUT_MS, type ApplicationSummary } from './application-summary.js';
 import { paginate, parsePage } from './link-header.js';
 import { applicationOf } from './metric-routes.js';
 import { threeSignificant, twoDecimals } from './number-format.js';
@@ -124,10 +124,7 @@ async function applicationObjects(deps: ApplicationRouteDeps, accountId: number,
  */
 function applicationObject(deps: ApplicationRouteDeps, app: Application, now: number, summary: ApplicationSummary | undefined): Record<string, unknown> {
   const reporting = summary !== undefined;
-  const hosts = deps.catalog.hostsOf(app.id);
-  const instances = deps.catalog.instancesOf(app.id);
-  const liveHosts = hosts.filter((h) => isReporting(deps.metrics.lastReportedAt({ appId: app.id, hostId: h.id }), now));
-  const liveInstances = instances.filter((i) => isReporting(deps.metrics.lastReportedAt({ appId: app.id, instanceId: i.id }), now));
+  const { hosts, instances, liveHosts, liveInstances } = applicationParts(deps, app.id, now);
   const object: Record<string, unknown> = {
     id: app.id,
     name: app.name,

@@ -1,8 +1,8 @@
 import { restValueOf, type RestValue } from '../../domain/aggregate/rest-values.js';
 import { lowerTimesliceFunction } from '../../domain/aggregate/timeslice-function.js';
-import { AggregateSet, type AggregatePlan } from '../../plan/aggregate-plan.js';
+import { AggregateSet, type AggregatePlan, type TimeWindow } from '../../plan/aggregate-plan.js';
 import { and, evaluateOutput, field, isIn, eq, type OutputExpr, type Predicate } from '../../plan/expressions.js';
-import type { Application } from '../../store/catalog.js';
+import type { Application, Catalog, Host, Instance } from '../../store/catalog.js';
 import type { KeyTransaction } from '../../store/key-transactions.js';
 import type { MetricIndex } from '../../store/metric-index.js';
 import type { PlanExecutor } from '../../store/plan-executor.js';
@@ -17,6 +17,40 @@ export function isReporting(last: number | undefined, now: number): boolean {
   return last !== undefined && now - last < REPORTING_TIMEOUT_MS;
 }
 
+/**
+ * The window of a summary: `minutes` whole minutes ending with the minute `nowMs` is in, so the
+ * data of the current minute counts as soon as it is stored.
+ */
+export function summaryWindow(nowMs: number, minutes: number): TimeWindow {
+  const endMs = Math.floor(nowMs / 60_000) * 60_000 + 60_000;
+  return { beginMs: endMs - minutes * 60_000, endMs };
+}
+
+/** An application's hosts and instances, and those of them reporting now. */
+export interface ApplicationParts {
+  readonly hosts: readonly Host[];
+  readonly instances: readonly Instance[];
+  /** REST's `host_count` and NerdGraph's `hostCount` are their number. */
+  readonly liveHosts: readonly Host[];
+  readonly liveInstances: readonly Instance[];
+}
+
+/** The hosts and instances of `appId`; a host or instance is live while it sends the application metric data. */
+export function applicationParts(
+  deps: { readonly catalog: Pick<Catalog, 'hostsOf' | 'instancesOf'>; readonly metrics: Pick<MetricIndex, 'lastReportedAt'> },
+  appId: number,
+  now: number,
+): ApplicationParts {
+  const hosts = deps.catalog.hostsOf(appId);
+  const instances = deps.catalog.instancesOf(appId);
+  return {
+    hosts,
+    instances,
+    liveHosts: hosts.filter((h) => isReporting(deps.metrics.lastReportedAt({ appId, hostId: h.id }), now)),
+    liveInstances: instances.filter((i) => isReporting(deps.metrics.lastReportedAt({ appId, instanceId: i.id }), now)),
+  };
+}
+
 export interface ApplicationSummary {
   /** ms: HttpDispatcher average + queue time spread over the requests (spec §1 formula). */
   readonly responseTime: number;
@@ -28,6 +62,17 @@ export interface ApplicationSummary {
   /** Whether the window has Apdex data at all (background-only applications have none). */
   readonly hasApdex: boolean;
   readonly endUser?: { readonly responseTime: number; readonly throughput: number; readonly apdexScore: number };
+  /** Web transactions (`HttpDispatcher`), absent when the window has none: ms with queue time as `responseTime`, requests per minute. */
+  readonly web?: TransactionKindSummary;
+  /** Background transactions (`OtherTransaction/all`), absent when the window has none: their average ms, calls per minute. */
+  readonly nonWeb?: TransactionKindSummary;
+}
+
+export interface TransactionKindSummary {
+  /** ms. */
+  readonly responseTime: number;
+  /** Per minute. */
+  readonly throughput: number;
 }
 
 type SummaryDeps = { readonly metrics: MetricIndex; readonly executor: PlanExecutor };
@@ -132,26 +177,37 @@ interface GroupValues {
   has(metric: string): boolean;
 }
 
+/**
+ * The overview numbers: response time and throughput are those of web transactions, or of
+ * background ones for an application without web requests; both kinds are also kept apart.
+ */
 function apmSummary({ value, has }: GroupValues): ApplicationSummary {
   const webCalls = value('HttpDispatcher', 'call_count');
   const otherCalls = value('OtherTransaction/all', 'call_count');
   const queueCalls = value('WebFrontend/QueueTime', 'call_count');
-  const responseTime = webCalls > 0
-    ? value('HttpDispatcher', 'average_call_time') + (queueCalls * value('WebFrontend/QueueTime', 'average_response_time')) / webCalls
-    : value('OtherTransaction/all', 'average_response_time');
-  const throughput = webCalls > 0 ? value('HttpDispatcher', 'requests_per_minute') : value('OtherTransaction/all', 'requests_per_minute');
+  const web: TransactionKindSummary | undefined = webCalls > 0
+    ? {
+      responseTime: value('HttpDispatcher', 'average_call_time') + (queueCalls * value('WebFrontend/QueueTime', 'average_response_time')) / webCalls,
+      throughput: value('HttpDispatcher', 'requests_per_minute'),
+    }
+    : undefined;
+  const nonWeb: TransactionKindSummary | undefined = otherCalls > 0
+    ? { responseTime: value('OtherTransaction/all', 'average_response_time'), throughput: value('OtherTransaction/all', 'requests_per_minute') }
+    : undefined;
   const calls = webCalls + otherCalls;
   const errorRate = calls > 0 ? (100 * value('Errors/all', 'error_count')) / calls : 0;
   const hasEndUser = has('EndUser') || has('EndUser/Apdex');
   return {
-    responseTime,
-    throughput,
+    responseTime: (web ?? nonWeb)?.responseTime ?? 0,
+    throughput: (web ?? nonWeb)?.throughput ?? 0,
     errorRate,
     apdexScore: value('Apdex', 'score'),
     hasApdex: has('Apdex'),
     ...(hasEndUser
       ? { endUser: { responseTime: value('EndUser', 'average_value'), throughput: value('EndUser', 'calls_per_minute'), apdexScore: value('EndUser/Apdex', 'score') } }
       : {}),
+    ...(web ? { web } : {}),
+    ...(nonWeb ? { nonWeb } : {}),
   };
 }
 
@@ -186,8 +242,7 @@ async function readWindow(
     }
     outputIndex.set(`${metric}:${valueName}`, index);
   }
-  const endMs = Math.floor(nowMs / 60_000) * 60_000 + 60_000;
-  const window = { beginMs: endMs - SUMMARY_WINDOW_MINUTES * 60_000, endMs };
+  const window = summaryWindow(nowMs, SUMMARY_WINDOW_MINUTES);
   const plan: AggregatePlan = {
     kind: 'aggregate',
     source: { kind: 'timeslices' },
