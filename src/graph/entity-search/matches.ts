@@ -69,7 +69,9 @@ function valuesOf(field: FieldRef, entity: SearchableEntity, options: MatchOptio
   if (field.kind === 'tag') {
     if (options.caseSensitiveTagMatching === true) return entity.tags.get(field.key) ?? [];
     const key = field.key.toLowerCase();
-    return [...entity.tags].flatMap(([k, values]) => (k.toLowerCase() === key ? values : []));
+    const values: string[] = [];
+    for (const [k, v] of entity.tags) if (k.toLowerCase() === key) values.push(...v);
+    return values;
   }
   switch (field.name) {
     case 'id':
@@ -111,8 +113,16 @@ function equal(kind: FieldKind | 'tag', actual: Actual, value: Value, caseSensit
 }
 
 function sameIdentifier(a: string, b: string, caseSensitive: boolean): boolean {
-  if (INTEGER_TEXT.test(a) && INTEGER_TEXT.test(b)) return BigInt(a) === BigInt(b);
-  return caseSensitive ? a === b : a.toLowerCase() === b.toLowerCase();
+  if (a === b) return true;
+  if (INTEGER_TEXT.test(a) && INTEGER_TEXT.test(b)) return canonicalInteger(a) === canonicalInteger(b);
+  return !caseSensitive && a.toLowerCase() === b.toLowerCase();
+}
+
+/** Whole-number text without leading zeros, and without the sign of zero: '-007' → '-7', '-00' → '0'. */
+function canonicalInteger(text: string): string {
+  const negative = text.startsWith('-');
+  const digits = (negative ? text.slice(1) : text).replace(/^0+(?=\d)/, '');
+  return negative && digits !== '0' ? `-${digits}` : digits;
 }
 
 function textOf(value: Value): string {

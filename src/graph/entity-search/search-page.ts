@@ -91,28 +91,17 @@ export function searchPage<E extends SearchableEntity>(entities: readonly E[], r
   const sort = normalizeSort(request.sort);
   const limit = pageLimit(request.limit);
   const binding = bindingOf(request.queryText, sort);
-  const keyed: Keyed<E>[] = entities.map((entity) => ({ entity, guid: entity.guid, parts: sort.flatMap((criterion) => partsOf(criterion, entity)) }));
+  const after = request.cursor === null || request.cursor === undefined ? undefined : readCursor(request.cursor, binding, sort);
   const directions = sort.flatMap((criterion) => partTypes(criterion).map(() => criterion.direction));
   const compare = (a: Position, b: Position): number => comparePositions(a, b, directions);
-  keyed.sort(compare);
-
-  let start = 0;
-  if (request.cursor !== null && request.cursor !== undefined) {
-    const after = readCursor(request.cursor, binding, sort);
-    // The first entity past the cursor's position: binary search over the sorted list.
-    let high = keyed.length;
-    while (start < high) {
-      const middle = (start + high) >>> 1;
-      if (compare(keyed[middle]!, after) <= 0) start = middle + 1;
-      else high = middle;
-    }
-  }
-  const page = keyed.slice(start, start + limit);
+  const keyed: Keyed<E>[] = entities.map((entity) => ({ entity, guid: entity.guid, parts: sort.flatMap((criterion) => partsOf(criterion, entity)) }));
+  // Only what lies past the cursor is sorted, so later pages cost less.
+  const remaining = (after === undefined ? keyed : keyed.filter((k) => compare(k, after) > 0)).sort(compare);
+  const page = remaining.slice(0, limit);
   const last = page.at(-1);
-  const more = start + limit < keyed.length;
   return {
     entities: page.map((k) => k.entity),
-    nextCursor: more && last !== undefined ? writeCursor(binding, last) : null,
+    nextCursor: remaining.length > limit && last !== undefined ? writeCursor(binding, last) : null,
   };
 }
 
