@@ -70,12 +70,14 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
     writer = new BatchWriter(db.appendConnection);
     const metrics = await MetricIndex.load(db, writer, clock);
     const storeMaintenance = new Mutex();
-    const catalog = await Catalog.load(db, clock, { metrics, storeMaintenance });
+    const entities = await loadEntityStores(db, clock);
+    // Deleting an application deletes its key transactions and browser side from these stores too.
+    const dependents = [entities.keyTransactions, entities.browserApplications];
+    const catalog = await Catalog.load(db, clock, { metrics, storeMaintenance, dependents });
     const createdKeys = await catalog.bootstrap({
       ...(config.apiKey ? { userKey: config.apiKey } : {}),
       ...(config.licenseKey ? { licenseKey: config.licenseKey } : {}),
     });
-    const entities = await loadEntityStores(db, clock);
     const keysToShow = createdKeys ?? (config.apiKey && config.licenseKey ? { userKey: config.apiKey, licenseKey: config.licenseKey } : undefined);
     const tls = await ensureCollectorCertificate(config.dataDir, [config.host, ...config.certHosts]);
     decoder = config.ingestWorkers > 0 ? new WorkerDecoderPool(config.ingestWorkers) : inlineDecoder;

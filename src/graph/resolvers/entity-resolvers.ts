@@ -23,7 +23,7 @@ export async function entityReporting(entity: GraphEntity, ctx: GraphContext): P
 }
 
 /** When the entity last started or stopped reporting, as far as the store knows: when it stopped. */
-async function lastReportingChangeAt(entity: GraphEntity, ctx: GraphContext): Promise<number | null> {
+export async function lastReportingChangeAt(entity: GraphEntity, ctx: GraphContext): Promise<number | null> {
   const last = await lastDataAt(entity, ctx);
   if (last === null) return null;
   return ctx.nowMs - last >= REPORTING_TIMEOUT_MS ? last + REPORTING_TIMEOUT_MS : null;

@@ -3,12 +3,12 @@ import { EntitySearchError } from '../entity-search/entity-search-error.js';
 import { matches } from '../entity-search/matches.js';
 import { parseEntitySearch } from '../entity-search/parser.js';
 import { queryFromBuilder, type EntitySearchQueryBuilder } from '../entity-search/query-builder.js';
-import { searchCounts, searchPage, searchTypes, type SearchSort } from '../entity-search/search-page.js';
+import { searchCounts, searchPage, searchTypes, type SearchSort, type SortAttribute } from '../entity-search/search-page.js';
 import type { SearchableEntity } from '../entity-search/searchable-entity.js';
 import { accountEntities, ENTITY_KINDS, type GraphEntity } from '../entity-model.js';
 import type { GraphContext } from '../graph-context.js';
 import { GraphError } from '../graph-errors.js';
-import { entityReporting, entityTags } from './entity-resolvers.js';
+import { entityReporting, entityTags, lastReportingChangeAt } from './entity-resolvers.js';
 
 export interface EntitySearchArgs {
   readonly query?: string | null;
@@ -51,7 +51,7 @@ export async function searchableEntity(entity: GraphEntity, ctx: GraphContext): 
     reporting: await entityReporting(entity, ctx),
     indexedAt: created,
     firstIndexedAt: created,
-    lastReportingChangeAt: null,
+    lastReportingChangeAt: await lastReportingChangeAt(entity, ctx),
     tags: entityTags(entity, ctx),
   };
 }
@@ -63,17 +63,11 @@ export async function matchingEntities(ctx: GraphContext, condition: SearchCondi
   return searchable.filter((s) => matches(condition, s.searchable, { caseSensitiveTagMatching }));
 }
 
+/** NerdGraph's two ways to sort: `sortByWithDirection` wins over `sortBy`; the page checks each criterion. */
 function sortOf(args: EntitySearchArgs): SearchSort[] {
-  const withDirection = (args.sortByWithDirection ?? []).filter((s): s is NonNullable<typeof s> => s !== null);
-  if (withDirection.length > 0) {
-    return withDirection.map((s) => {
-      const direction = (s.direction ?? 'ASC') as 'ASC' | 'DESC';
-      if ((s.attribute ? 1 : 0) + (s.tag ? 1 : 0) !== 1) throw GraphError.invalidInput('Each sortByWithDirection entry takes exactly one of attribute and tag');
-      return s.tag ? { tag: s.tag, direction } : { attribute: s.attribute as SearchSort & string, direction } as SearchSort;
-    });
-  }
-  const sortBy = (args.sortBy ?? ['NAME']).filter((s): s is string => s !== null);
-  return (sortBy.length > 0 ? sortBy : ['NAME']).map((attribute) => ({ attribute, direction: 'ASC' }) as SearchSort);
+  const withDirection = (args.sortByWithDirection ?? []).filter((s) => s !== null) as SearchSort[];
+  if (withDirection.length > 0) return withDirection;
+  return (args.sortBy ?? []).filter((s): s is string => s !== null).map((attribute) => ({ attribute: attribute as SortAttribute }));
 }
 
 /** `actor.entitySearch`: the query is checked at once; the search runs once, when a field needs it. */
