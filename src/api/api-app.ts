@@ -23,6 +23,8 @@ import type { ApiUsageRecorder } from './rest/api-usage.js';
 import { registerDeploymentRoutes } from './rest/deployment-routes.js';
 import type { SunsetMode } from './rest/sunset.js';
 import { deploymentsV0Plugin } from './deployments-v0.js';
+import { GRAPHIQL_PATH, graphiqlPlugin } from '../graph/graphiql.js';
+import { indexHandler } from './index-page.js';
 
 export interface ApiDeps {
   readonly catalog: Catalog;
@@ -56,15 +58,18 @@ export async function buildApiApp(deps: ApiDeps): Promise<FastifyInstance> {
     return { status: 'ok' };
   });
 
-  app.get('/', async () => ({
+  app.get('/', indexHandler({
     name: 'Timeslice',
     description: 'Self-hosted APM service speaking the New Relic agent protocol, REST API v2 and NerdGraph.',
     health: '/healthz',
     rest: '/v2/applications.json',
+    graphql: '/graphql',
+    graphiql: GRAPHIQL_PATH,
   }));
 
   const nrql = new NrqlEngine({ executor: deps.executor, dictionaries: storeDictionaries(deps.catalog, deps.metrics), clock: deps.clock });
   registerNrqlRoute(app, { catalog: deps.catalog, nrql });
+  await app.register(graphiqlPlugin);
 
   registerFormBodyParser(app);
   await app.register(restV2Plugin({
