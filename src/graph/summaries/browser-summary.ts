@@ -45,8 +45,8 @@ export const BROWSER_SUMMARY_WINDOW_MINUTES = MOBILE_SUMMARY_WINDOW_MINUTES;
 const SPA_CATEGORIES = ['Initial page load', 'Route change'];
 
 /**
- * Summaries of browser applications over the last 30 minutes, in one query, from their events by `appName`; an application without a browser event in the last 10
- * minutes is absent.
+ * Summaries of browser applications over the last 30 minutes, in one query, from their events
+ * by `appName`; an application without a browser event in the last 10 minutes is absent.
  */
 export async function browserSummaries(
   executor: PlanExecutor,
@@ -74,7 +74,7 @@ export async function browserSummaries(
   });
   const summaries = new Map<number, BrowserApplicationSummaryData>();
   for (const app of browserApps) {
-    const v = byName.get(app.name)?.values;
+    const v = byName.get(app.name);
     if (!v) continue;
     summaries.set(app.id, {
       ...apmBrowserSummary(v),
@@ -109,7 +109,7 @@ export async function apmBrowserSummaries(
   });
   const summaries = new Map<number, ApmBrowserApplicationSummaryData>();
   for (const side of sides) {
-    const v = byName.get(side.name)?.values;
+    const v = byName.get(side.name);
     if (v) summaries.set(side.apmApplicationId!, apmBrowserSummary(v));
   }
   return summaries;

@@ -1,6 +1,6 @@
 import { isReporting, REPORTING_TIMEOUT_MS, summaryWindow } from '../../api/rest/application-summary.js';
 import { AggregateSet, type AggregatePlan, type TimeWindow } from '../../plan/aggregate-plan.js';
-import { evaluateOutput, literal, out, type OutputExpr, type Predicate, type RowExpr } from '../../plan/expressions.js';
+import { and, evaluateOutput, literal, out, type OutputExpr, type Predicate, type RowExpr } from '../../plan/expressions.js';
 import type { PlanExecutor } from '../../store/plan-executor.js';
 
 /*
@@ -11,8 +11,10 @@ import type { PlanExecutor } from '../../store/plan-executor.js';
 
 export const appName: RowExpr = { kind: 'field', name: 'appName', type: 'string' };
 
+const eventType: RowExpr = { kind: 'field', name: 'eventType', type: 'string' };
+
 /** Rows of these event types. */
-export const ofTypes = (...types: string[]): Predicate => ({ kind: 'in', expr: { kind: 'eventType' }, values: types, negated: false });
+export const ofTypes = (...types: readonly string[]): Predicate => ({ kind: 'in', expr: eventType, values: types, negated: false });
 
 /** Rows whose text attribute `name` is `value`. */
 export const textIs = (name: string, value: string): Predicate => ({
@@ -54,19 +56,16 @@ export interface EventSummaryQuery<K extends string> {
   outputs(set: AggregateSet): Readonly<Record<K, OutputExpr>>;
 }
 
-export interface EventSummary<K extends string> {
-  /** Epoch ms of the newest reporting event. */
-  readonly lastEventMs: number;
-  readonly values: Readonly<Record<K, number | null>>;
-}
-
 /**
  * The numbers of each reporting application (one with an event of a reporting type in the last
  * 10 minutes, the rule REST applies to APM applications and mobile ones) over the window of
- * `windowMinutes` ending with the current minute; the others are absent.
+ * `windowMinutes` ending with the current minute, by application name; the others are absent.
  */
-export async function eventSummaries<K extends string>(executor: PlanExecutor, query: EventSummaryQuery<K>): Promise<Map<string, EventSummary<K>>> {
-  const summaries = new Map<string, EventSummary<K>>();
+export async function eventSummaries<K extends string>(
+  executor: PlanExecutor,
+  query: EventSummaryQuery<K>,
+): Promise<Map<string, Readonly<Record<K, number | null>>>> {
+  const summaries = new Map<string, Readonly<Record<K, number | null>>>();
   if (query.appNames.length === 0) return summaries;
   const set = new AggregateSet();
   const last = set.add({ fn: 'max', arg: number('timestamp'), where: ofTypes(...query.reportingTypes) });
@@ -79,7 +78,7 @@ export async function eventSummaries<K extends string>(executor: PlanExecutor, q
     const lastEventMs = vector[last];
     if (typeof lastEventMs !== 'number' || !isReporting(lastEventMs, query.nowMs)) continue;
     const values = Object.fromEntries(named.map(([name, expr]) => [name, evaluateOutput(expr, vector, seconds)])) as Record<K, number | null>;
-    summaries.set(String(result.groups[0]![row]), { lastEventMs, values });
+    summaries.set(String(result.groups[0]![row]), values);
   }
   return summaries;
 }
@@ -111,6 +110,11 @@ export async function lastEventTimes(
   return times;
 }
 
+/**
+ * The events of `eventTypes` of the applications named. Browser and mobile event types are all
+ * custom events (no agent table of their own), so the plan reads the custom events once,
+ * filtered by type, rather than a union of one read per type.
+ */
 function eventPlan(
   accountId: number,
   eventTypes: readonly string[],
@@ -121,10 +125,10 @@ function eventPlan(
 ): AggregatePlan {
   return {
     kind: 'aggregate',
-    source: { kind: 'events', eventTypes },
+    source: { kind: 'allCustomEvents' },
     accountId,
     window,
-    where: textIn('appName', appNames),
+    where: and(ofTypes(...eventTypes), textIn('appName', appNames)),
     groupBy: [appName],
     aggregates: set.all,
     outputs: named.map(([name, expr]) => ({ name, expr })),

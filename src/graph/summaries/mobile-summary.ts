@@ -1,8 +1,8 @@
 import { MOBILE_SUMMARY_WINDOW_MINUTES } from '../../api/rest/mobile-data.js';
+import { and } from '../../plan/expressions.js';
 import type { MobileApplication } from '../../store/mobile-applications.js';
 import type { PlanExecutor } from '../../store/plan-executor.js';
 import { eventSummaries, number, ofTypes, outputs, textIs } from './event-summaries.js';
-import { and } from '../../plan/expressions.js';
 
 /**
  * NerdGraph's `MobileAppSummaryData`, over the 30 minutes REST's mobile summary covers. Counts
@@ -88,9 +88,8 @@ export async function mobileAppSummaries(
   });
   const summaries = new Map<number, MobileAppSummaryData>();
   for (const app of mobileApps) {
-    const summary = byName.get(app.name);
-    if (!summary) continue;
-    const v = summary.values;
+    const v = byName.get(app.name);
+    if (!v) continue;
     summaries.set(app.id, {
       appLaunchCount: v.appLaunchCount ?? 0,
       crashCount: v.crashCount ?? 0,
