@@ -23,8 +23,10 @@ import type { ApiUsageRecorder } from './rest/api-usage.js';
 import { registerDeploymentRoutes } from './rest/deployment-routes.js';
 import type { SunsetMode } from './rest/sunset.js';
 import { deploymentsV0Plugin } from './deployments-v0.js';
+import { graphPlugin } from '../graph/graph-route.js';
 import { GRAPHIQL_PATH, graphiqlPlugin } from '../graph/graphiql.js';
 import { indexHandler } from './index-page.js';
+import { keyHint } from '../security/keys.js';
 
 export interface ApiDeps {
   readonly catalog: Catalog;
@@ -69,6 +71,16 @@ export async function buildApiApp(deps: ApiDeps): Promise<FastifyInstance> {
 
   const nrql = new NrqlEngine({ executor: deps.executor, dictionaries: storeDictionaries(deps.catalog, deps.metrics), clock: deps.clock });
   registerNrqlRoute(app, { catalog: deps.catalog, nrql });
+  await app.register(async (graph) => graphPlugin(graph, {
+    ...deps,
+    nrql,
+    principalForKey: (key) => {
+      const accountId = deps.catalog.accountForUserKey(key);
+      if (accountId === undefined) return undefined;
+      const user = deps.catalog.userOfKey(key)!;
+      return { accountId, keyHint: keyHint(key), userId: user.id, userName: user.name, createdAt: user.createdAt };
+    },
+  }));
   await app.register(graphiqlPlugin);
 
   registerFormBodyParser(app);
