@@ -2,7 +2,10 @@ import { readFileSync } from 'node:fs';
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import type { GraphQLSchema } from 'graphql';
 import { actorResolvers } from './resolvers/actor-resolvers.js';
+import { deploymentResolvers } from './resolvers/deployment-resolvers.js';
 import { entityTypeResolvers } from './resolvers/entity-resolvers.js';
+import { mutationResolvers } from './resolvers/mutation-resolvers.js';
+import { settingsResolvers } from './resolvers/settings-resolvers.js';
 import { SCALARS } from './scalars.js';
 
 /** The contract: `src/graph/schema.graphql`, read from the source tree (the build does not copy it). */
@@ -16,7 +19,7 @@ export function schemaSdl(): string {
 export function buildGraphSchema(): GraphQLSchema {
   return makeExecutableSchema({
     typeDefs: schemaSdl(),
-    resolvers: [SCALARS, actorResolvers, entityTypeResolvers, { ChangeTrackingEvent: { __resolveType: (event: { __typename: string }) => event.__typename } }],
+    resolvers: [SCALARS, actorResolvers, entityTypeResolvers, settingsResolvers, deploymentResolvers, mutationResolvers],
     resolverValidationOptions: { requireResolversToMatchSchema: 'error', requireResolversForResolveType: 'error' },
   });
 }
