@@ -303,6 +303,10 @@ describe('changeTrackingCreateDeployment, deploymentSearch and deployments', () 
     assert.equal((await refused({ limit: 0 })).message, 'filter.limit must be 1 to 5000, not 0');
     assert.equal((await refused({ limit: 5001 })).message, 'filter.limit must be 1 to 5000, not 5001');
     assert.equal((await refused({ timeWindow: { startTime: t0, endTime: t0 } })).message, 'filter.timeWindow.startTime must be before filter.timeWindow.endTime');
+    assert.deepEqual(await refused({ timeWindow: { startTime: 0, endTime: Number.MAX_SAFE_INTEGER } }), {
+      message: `filter.timeWindow: ${Number.MAX_SAFE_INTEGER} is outside the supported range of dates`, errorClass: 'INVALID_INPUT',
+      data: { actor: { entity: { deploymentSearch: null } } }, path: ['actor', 'entity', 'deploymentSearch'],
+    });
   });
 
   it('ApmApplicationEntity.deployments: REST\'s terms (revision), newest first; other entities\' deploymentSearch is their own', async () => {

@@ -27,12 +27,12 @@ interface Window {
 }
 
 /** `[start, end)` in epoch ms. NRQL's UNTIL is exclusive, so the default end is just past now, taking in what was made this very millisecond. */
-function windowOf(ctx: GraphContext, given: Window | null | undefined, argument: string): { start: number; end: number } {
+function windowOf(ctx: GraphContext, given: Window | null | undefined, argument: string): { start: number; end: number; argument: string } {
   const end = given?.endTime ?? ctx.nowMs + 1;
   const start = given?.startTime ?? end - DEFAULT_DEPLOYMENT_WINDOW_MS;
   if (start < 0) throw GraphError.invalidInput(`${argument} starts before 1970: there are no deployments before the Unix epoch`);
   if (!(start < end)) throw GraphError.invalidInput(`${argument}.startTime must be before ${argument}.endTime`);
-  return { start, end };
+  return { start, end, argument };
 }
 
 /** The NRQL condition of `filter.query`: a WHERE clause's condition and nothing else. */
@@ -55,14 +55,17 @@ function filterCondition(query: string): Condition {
 }
 
 /** The entity's Deployment events in the window, newest first, as NRQL rows. */
-async function deploymentRows(ctx: GraphContext, entity: GraphEntity, window: { start: number; end: number }, limit: number, where?: Condition) {
+async function deploymentRows(
+  ctx: GraphContext, entity: GraphEntity, window: { start: number; end: number; argument: string }, limit: number, where?: Condition,
+) {
   const text = `SELECT * FROM ${CHANGE_TRACKING_EVENT_TYPE} WHERE category = ${quoteNrqlString(DEPLOYMENT_CATEGORY)} ` +
     `AND entity.guid = ${quoteNrqlString(entity.guid)} SINCE ${window.start} UNTIL ${window.end} LIMIT ${limit}`;
   try {
     const answer = await ctx.services.nrql.run(text, { accountIds: [entity.accountId], ...(where ? { where } : {}) });
     return answer.results as Record<string, unknown>[];
   } catch (error) {
-    // Only the condition of filter.query comes from the client; the rest of the text is this file's.
+    // The client gave the window's times and filter.query's condition; the rest of the text is this file's.
+    if (error instanceof NrqlError && error.code === 'NRQL_BAD_TIME') throw GraphError.invalidInput(`${window.argument}: ${error.message}`);
     if (error instanceof NrqlError && where) throw GraphError.invalidInput(`filter.query: ${error.message}`);
     throw error;
   }
