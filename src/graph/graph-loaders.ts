@@ -1,18 +1,29 @@
 import DataLoader from 'dataloader';
-import { applicationSummaries, isReporting, type ApplicationSummary } from '../api/rest/application-summary.js';
-import { mobileSummaries } from '../api/rest/mobile-data.js';
+import { applicationParts, isReporting } from '../api/rest/application-summary.js';
 import type { BrowserApplication } from '../store/browser-applications.js';
 import type { Application } from '../store/catalog.js';
 import type { MobileApplication } from '../store/mobile-applications.js';
 import type { GraphServices } from './graph-context.js';
+import { apmSummaries, type ApmApplicationSummaryData } from './summaries/apm-summary.js';
+import {
+  apmBrowserSummaries,
+  browserSummaries,
+  BROWSER_EVENT_TYPES,
+  type ApmBrowserApplicationSummaryData,
+  type BrowserApplicationSummaryData,
+} from './summaries/browser-summary.js';
+import { lastEventTimes } from './summaries/event-summaries.js';
+import { mobileAppSummaries, MOBILE_REPORTING_EVENT_TYPES, type MobileAppSummaryData } from './summaries/mobile-summary.js';
+import { runningAgentVersions, type ApmApplicationRunningAgentVersions } from './summaries/running-agent-versions.js';
 
 interface Owned { readonly id: number; readonly accountId: number }
+type Loader<R, V> = DataLoader<R, V | null, string>;
 
 /**
  * A loader that batches the records one response asks about, per account, into one call of
  * `load`: a page of 200 search results costs one summary query per kind, not 200.
  */
-function perAccount<R extends Owned, V>(load: (accountId: number, records: readonly R[]) => Promise<ReadonlyMap<number, V>>): DataLoader<R, V | null, string> {
+function perAccount<R extends Owned, V>(load: (accountId: number, records: readonly R[]) => Promise<ReadonlyMap<number, V>>): Loader<R, V> {
   return new DataLoader<R, V | null, string>(
     async (records) => {
       const byAccount = new Map<number, R[]>();
@@ -29,24 +40,36 @@ function perAccount<R extends Owned, V>(load: (accountId: number, records: reado
   );
 }
 
-/** Per-request loaders over the stores; each request gets its own, so nothing is cached across requests. */
+/** Last event times of named applications, re-keyed by id. */
+async function lastEvents(services: GraphServices, accountId: number, eventTypes: readonly string[], apps: readonly { id: number; name: string }[], nowMs: number) {
+  const byName = await lastEventTimes(services.executor, accountId, eventTypes, apps.map((a) => a.name), nowMs);
+  return new Map(apps.flatMap((a) => (byName.has(a.name) ? [[a.id, byName.get(a.name)!] as const] : [])));
+}
+
+/**
+ * Per-request loaders over the stores; each request gets its own, so nothing is cached across
+ * requests and every number in one response is read at the same `nowMs`.
+ */
 export class GraphLoaders {
-  readonly apmSummary: DataLoader<Application, ApplicationSummary | null, string>;
-  readonly mobileLastEvent: DataLoader<MobileApplication, number | null, string>;
-  readonly mobileSummary: DataLoader<MobileApplication, Record<string, unknown> | null, string>;
-  readonly browserLastEvent: DataLoader<BrowserApplication, number | null, string>;
-  readonly browserSummary: DataLoader<BrowserApplication, Record<string, unknown> | null, string>;
+  readonly apmSummary: Loader<Application, ApmApplicationSummaryData>;
+  /** Keyed by the APM application: the summary of its browser side. */
+  readonly apmBrowserSummary: Loader<Application, ApmBrowserApplicationSummaryData>;
+  readonly mobileLastEvent: Loader<MobileApplication, number>;
+  readonly mobileSummary: Loader<MobileApplication, MobileAppSummaryData>;
+  readonly browserLastEvent: Loader<BrowserApplication, number>;
+  readonly browserSummary: Loader<BrowserApplication, BrowserApplicationSummaryData>;
 
   constructor(private readonly services: GraphServices, private readonly nowMs: number) {
-    this.apmSummary = perAccount((accountId, apps) => applicationSummaries(services, accountId, apps.filter((a) => this.apmReporting(a)), nowMs));
-    const mobile = perAccount((accountId, apps: readonly MobileApplication[]) => mobileSummaries(services.executor, accountId, apps, nowMs));
-    this.mobileLastEvent = new DataLoader(async (apps) => Promise.all(apps.map(async (a) => (await mobile.load(a))?.lastEventMs ?? null)), { cacheKeyFn: (r) => `${r.accountId}:${r.id}` });
-    this.mobileSummary = new DataLoader(async (apps) => Promise.all(apps.map(async (a) => {
-      const s = await mobile.load(a);
-      return s ? { appLaunchCount: s.launchCount, crashCount: s.crashCount, crashRate: s.crashRate, usersAffectedCount: null } : null;
-    })), { cacheKeyFn: (r) => `${r.accountId}:${r.id}` });
-    this.browserLastEvent = perAccount(async () => new Map<number, number>());
-    this.browserSummary = perAccount(async () => new Map<number, Record<string, unknown>>());
+    this.apmSummary = perAccount((accountId, apps) => apmSummaries(services, accountId, apps, nowMs));
+    this.apmBrowserSummary = perAccount((accountId, apps) => {
+      const ids = new Set(apps.map((a) => a.id));
+      const sides = services.entities.browserApplications.list(accountId).filter((b) => b.apmApplicationId !== null && ids.has(b.apmApplicationId));
+      return apmBrowserSummaries(services.executor, accountId, sides, nowMs);
+    });
+    this.mobileLastEvent = perAccount((accountId, apps) => lastEvents(services, accountId, MOBILE_REPORTING_EVENT_TYPES, apps, nowMs));
+    this.mobileSummary = perAccount((accountId, apps) => mobileAppSummaries(services.executor, accountId, apps, nowMs));
+    this.browserLastEvent = perAccount((accountId, apps) => lastEvents(services, accountId, BROWSER_EVENT_TYPES, apps, nowMs));
+    this.browserSummary = perAccount((accountId, apps) => browserSummaries(services.executor, accountId, apps, nowMs));
   }
 
   /** An APM application reports while metric data arrived in the last 10 minutes (REST v2's rule). */
@@ -62,19 +85,10 @@ export class GraphLoaders {
     return this.services.metrics.lastReportedAt({ appId: app.id });
   }
 
-  /** NerdGraph's `ApmApplicationSummaryData`: REST's summary in the graph's units. */
-  async apmSummaryData(app: Application): Promise<Record<string, unknown> | null> {
-    const s = await this.apmSummary.load(app);
-    if (!s) return null;
-    const live = <T extends { id: number }>(items: readonly T[], key: 'hostId' | 'instanceId') =>
-      items.filter((i) => isReporting(this.services.metrics.lastReportedAt({ appId: app.id, [key]: i.id }), this.nowMs)).length;
-    return {
-      apdexScore: s.apdexScore,
-      errorRate: s.errorRate / 100,
-      responseTimeAverage: s.responseTime / 1000,
-      throughput: s.throughput,
-      hostCount: live(this.services.catalog.hostsOf(app.id), 'hostId'),
-      instanceCount: live(this.services.catalog.instancesOf(app.id), 'instanceId'),
-    };
+  /** The agent versions of the application's live instances (all of them when none is live). */
+  runningAgentVersions(app: Application): ApmApplicationRunningAgentVersions | null {
+    const parts = applicationParts(this.services, app.id, this.nowMs);
+    const instances = parts.liveInstances.length > 0 ? parts.liveInstances : parts.instances;
+    return runningAgentVersions(instances.map((i) => i.agentVersion));
   }
 }

@@ -63,6 +63,8 @@ export interface Instance {
   readonly hostId: number;
   readonly pid: number | null;
   readonly port: number | null;
+  /** The agent's version at its latest connect (NerdGraph's `runningAgentVersions`). */
+  readonly agentVersion: string | null;
 }
 /** Where one agent run's data goes: its primary application first, then its roll-up applications. */
 export interface RunTarget { readonly appId: number; readonly hostId: number; readonly instanceId: number }
@@ -202,10 +204,10 @@ export class Catalog {
       this.hosts.set(r.id, { id: r.id, accountId: r.account_id, appId: r.app_id, name: r.name });
       this.highest.host = Math.max(this.highest.host, r.id);
     }
-    for (const r of await this.db.all<{ id: number; account_id: number; app_id: number; host_id: number; pid: number | null; port: number | null }>(
-      'SELECT id, account_id, app_id, host_id, pid, port FROM instances',
+    for (const r of await this.db.all<{ id: number; account_id: number; app_id: number; host_id: number; pid: number | null; port: number | null; agent_version: string | null }>(
+      'SELECT id, account_id, app_id, host_id, pid, port, agent_version FROM instances',
     )) {
-      this.instances.set(r.id, { id: r.id, accountId: r.account_id, appId: r.app_id, hostId: r.host_id, pid: r.pid, port: r.port });
+      this.instances.set(r.id, { id: r.id, accountId: r.account_id, appId: r.app_id, hostId: r.host_id, pid: r.pid, port: r.port, agentVersion: r.agent_version });
       this.highest.instance = Math.max(this.highest.instance, r.id);
     }
     for (const r of await this.db.all<{ run_id: string; account_id: number; targets: string; shutdown: boolean }>(
@@ -522,8 +524,17 @@ export class Catalog {
     const existing = [...this.instances.values()].find(
       (i) => i.appId === app.id && i.hostId === host.id && i.pid === facts.pid && i.port === facts.port,
     );
-    if (existing) return existing;
-    const instance: Instance = { id: ++this.highest.instance, accountId: app.accountId, appId: app.id, hostId: host.id, pid: facts.pid, port: facts.port };
+    if (existing) {
+      if (existing.agentVersion === facts.agentVersion) return existing;
+      // The same process address with another agent: an upgrade and restart that kept the pid and port.
+      const upgraded: Instance = { ...existing, agentVersion: facts.agentVersion };
+      await this.exec('UPDATE instances SET agent_version = $1 WHERE id = $2', [facts.agentVersion, existing.id]);
+      this.instances.set(existing.id, upgraded);
+      return upgraded;
+    }
+    const instance: Instance = {
+      id: ++this.highest.instance, accountId: app.accountId, appId: app.id, hostId: host.id, pid: facts.pid, port: facts.port, agentVersion: facts.agentVersion,
+    };
     await this.exec('INSERT INTO instances VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)', [
       instance.id, app.accountId, app.id, host.id, facts.pid, facts.port, facts.language, facts.agentVersion, this.now(),
     ]);

@@ -16,7 +16,7 @@ describe('summaryWindow', () => {
 
 describe('applicationParts', () => {
   const host = (id: number): Host => ({ id, accountId: 1, appId: 9, name: `h${id}` });
-  const instance = (id: number, hostId: number): Instance => ({ id, accountId: 1, appId: 9, hostId, pid: id, port: null });
+  const instance = (id: number, hostId: number): Instance => ({ id, accountId: 1, appId: 9, hostId, pid: id, port: null, agentVersion: null });
   // Host 1 last reported 9:59.999 ago (live), host 2 exactly 10 minutes ago (not), host 3 never.
   const last: Record<string, number> = {
     'host:1': NOW - 599_999, 'host:2': NOW - 600_000,

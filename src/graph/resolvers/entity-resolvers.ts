@@ -96,7 +96,9 @@ const FULL: Record<string, Resolver<any>> = {
 const APM: Record<string, Resolver<any>> = {
   applicationId: (e) => e.record.id,
   language: (e) => (e.kind === 'apm' ? e.record.language : null),
-  apmSummary: (e, _a, ctx) => (e.kind === 'apm' ? ctx.loaders.apmSummaryData(e.record) : null),
+  apmSummary: (e, _a, ctx) => (e.kind === 'apm' ? ctx.loaders.apmSummary.load(e.record) : null),
+  apmBrowserSummary: (e, _a, ctx) => (e.kind === 'apm' ? ctx.loaders.apmBrowserSummary.load(e.record) : null),
+  runningAgentVersions: (e, _a, ctx) => (e.kind === 'apm' ? ctx.loaders.runningAgentVersions(e.record) : null),
   settings: (e) => (e.kind === 'apm' ? { apdexTarget: e.record.apdexT, serverSideConfig: e.record.useServerSideConfig } : null),
 };
 
