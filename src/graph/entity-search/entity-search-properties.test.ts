@@ -334,6 +334,7 @@ test('pages: following nextCursor returns exactly what one big page would', () =
         paged.push(...page.entities.map((e) => e.guid));
         cursor = page.nextCursor;
         pages++;
+        assert.ok(pages <= entities.length + 1, 'paging does not end');
       } while (cursor !== null);
       assert.deepEqual(paged, whole);
       assert.equal(pages, Math.max(1, Math.ceil(entities.length / limit)));
@@ -360,6 +361,7 @@ test('pages: with entities added and removed between pages, those present throug
           const page: SearchPage<SearchableEntity> = searchPage(current, { queryText: 'q', sort, limit, cursor });
           seen.push(...page.entities.map((e) => e.guid));
           cursor = page.nextCursor;
+          assert.ok(step <= initial.length + pool.length + changes.length, 'paging does not end');
           // Between pages: add one from the pool (a new GUID) or remove one.
           const [add, which] = changes[step++] ?? [false, -1];
           if (add && pool.length > 0) {

@@ -1,6 +1,7 @@
 import { closestMatch } from '../../nrql/nrql-error.js';
 import type { FieldRef, SearchCondition, Span, Value } from './ast.js';
 import { ENTITY_SEARCH_ERROR_CODES, EntitySearchError, type EntitySearchErrorCode } from './entity-search-error.js';
+import { formatField } from './format.js';
 import { atCharacter, isPlainTagKey, lex, type SymbolText, type Token } from './lexer.js';
 import { INTEGER_TEXT, NUMBER_TEXT, SEARCH_FIELDS, searchFieldNamed, takesLike, type FieldKind } from './search-fields.js';
 
@@ -121,7 +122,7 @@ class Parser {
     return this.fail(
       ENTITY_SEARCH_ERROR_CODES.SYNTAX,
       op.span.start,
-      `expected =, !=, IN, NOT IN, LIKE, NOT LIKE or IS [NOT] NULL after ${fieldText(field)}, found ${describe(op)}`,
+      `expected =, !=, IN, NOT IN, LIKE, NOT LIKE or IS [NOT] NULL after ${formatField(field)}, found ${describe(op)}`,
     );
   }
 
@@ -145,7 +146,7 @@ class Parser {
       this.fail(
         ENTITY_SEARCH_ERROR_CODES.BAD_OPERATOR,
         keyword.span.start,
-        `LIKE matches text, and ${fieldText(field)} is not text; it takes =, !=, IN, NOT IN and IS [NOT] NULL`,
+        `LIKE matches text, and ${formatField(field)} is not text; it takes =, !=, IN, NOT IN and IS [NOT] NULL`,
       );
     }
     const pattern = this.next();
@@ -211,7 +212,7 @@ class Parser {
       return this.fail(ENTITY_SEARCH_ERROR_CODES.SYNTAX, token.span.start, `expected a value (a string in single quotes, a number, true or false), found ${describe(token)}`);
     }
     const problem = valueProblem(kind, value);
-    if (problem !== undefined) this.fail(ENTITY_SEARCH_ERROR_CODES.BAD_VALUE, token.span.start, `${fieldText(field)} ${problem}, not ${describe(token)}`);
+    if (problem !== undefined) this.fail(ENTITY_SEARCH_ERROR_CODES.BAD_VALUE, token.span.start, `${formatField(field)} ${problem}, not ${describe(token)}`);
     return value;
   }
 
@@ -264,10 +265,6 @@ function valueProblem(kind: FieldKind | 'tag', value: Value): string | undefined
       return never;
     }
   }
-}
-
-function fieldText(field: FieldRef): string {
-  return field.kind === 'tag' ? `tags.${field.key}` : field.name;
 }
 
 function join(a: Span, b: Span): Span {
