@@ -294,3 +294,20 @@ test('deleteApplication waits for data calls in progress on the runs it shuts do
   assert.deepEqual(metrics.metricNames({ appId: target.appId }), []);
   await assert.rejects(catalog.deleteApplication(target.appId), ApplicationNotFoundError);
 });
+
+test('numbers whole to JavaScript beyond 2^53 are written as doubles: an Apdex T of 1e19 or 1e300 is stored, not a DuckDB bigint error', async (t) => {
+  const { store, reopen } = await openStore(t);
+  const { primary } = await store.catalog.connect(1, facts(['huge']));
+  await store.catalog.updateApplication(primary.id, { apdexT: 1e19, endUserApdexT: 1e300 });
+  const app = (await reopen()).catalog.application(primary.id)!;
+  assert.deepEqual([app.apdexT, app.endUserApdexT], [1e19, 1e300]);
+});
+
+test('an instance keeps the agent version it connected with, and a reconnect of the same process with another version updates it', async (t) => {
+  const { store, reopen } = await openStore(t);
+  const { primary } = await store.catalog.connect(1, facts(['versions'], { agentVersion: '12.9.0' }));
+  await store.catalog.connect(1, facts(['versions'], { agentVersion: '13.1.0', pid: 5000 }));
+  await store.catalog.connect(1, facts(['versions'], { agentVersion: '13.2.0' }));
+  const versions = (await reopen()).catalog.instancesOf(primary.id).map((i) => [i.pid, i.agentVersion]).sort();
+  assert.deepEqual(versions, [[4242, '13.2.0'], [5000, '13.1.0']]);
+});

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import type { DuckDBTimestampValue, DuckDBValue } from '@duckdb/node-api';
-import { timestampValue } from './duckdb-values.js';
+import { paramTypes, timestampValue } from './duckdb-values.js';
 import type { Clock } from '../clock.js';
 import {
   applySettingsPatch, DEFAULT_APM_AGENT_SETTINGS, validateApmAgentSettings, type ApmAgentSettings, type SettingsPatch,
@@ -547,6 +547,6 @@ export class Catalog {
   }
 
   private async exec(sql: string, params: DuckDBValue[]): Promise<void> {
-    await this.db.catalogConnection.run(sql, params);
+    await this.db.catalogConnection.run(sql, params, paramTypes(params));
   }
 }

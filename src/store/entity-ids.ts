@@ -1,5 +1,6 @@
 import type { DuckDBValue } from '@duckdb/node-api';
 import type { Database } from './database.js';
+import { paramTypes } from './duckdb-values.js';
 import { withOwnConnection } from './own-connection.js';
 
 /** The entity stores whose ids `entity_ids` keeps the high-water mark of: their tables. */
@@ -30,7 +31,7 @@ export class EntityIds {
     await withOwnConnection(this.db, async (connection) => {
       await connection.run('BEGIN TRANSACTION');
       try {
-        await connection.run(sql, params);
+        await connection.run(sql, params, paramTypes(params));
         await connection.run('UPDATE entity_ids SET highest = $1 WHERE kind = $2', [id, this.kind]);
         await connection.run('COMMIT');
       } catch (error) {

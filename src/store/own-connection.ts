@@ -1,5 +1,6 @@
 import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
 import type { Database } from './database.js';
+import { paramTypes } from './duckdb-values.js';
 
 /**
  * Runs writes on a connection of their own. The catalog holds multi-statement transactions on
@@ -16,5 +17,5 @@ export async function withOwnConnection<T>(db: Database, work: (connection: Duck
 }
 
 export async function runOnOwnConnection(db: Database, sql: string, params: DuckDBValue[]): Promise<void> {
-  await withOwnConnection(db, (connection) => connection.run(sql, params));
+  await withOwnConnection(db, (connection) => connection.run(sql, params, paramTypes(params)));
 }
