@@ -19,35 +19,75 @@ const LOADER_FILE: Readonly<Record<BrowserLoaderType, string>> = {
 /** Where the loader snippet loads the browser agent from, under the Timeslice origin. */
 export const BROWSER_AGENT_PATH = '/browser-agent';
 
+/** A JSON-like value of the agent's configuration. */
+type ConfigValue = string | number | boolean | readonly ConfigValue[] | { readonly [key: string]: ConfigValue };
+
+/** The browser agent's configuration: what the snippet assigns to `NREUM.init`, `NREUM.loader_config` and `NREUM.info`. */
+export interface BrowserAgentConfig {
+  readonly init: { readonly [key: string]: ConfigValue };
+  readonly loader_config: { readonly [key: string]: ConfigValue };
+  readonly info: { readonly [key: string]: ConfigValue };
+}
+
+/**
+ * The configuration the snippet carries (NerdGraph's `browserProperties.jsConfig`): privacy and
+ * distributed tracing in `init`, the account, the application and the browser key in
+ * `loader_config` and `info`. Beacons go to Timeslice's host; over plain HTTP the agent is told
+ * `ssl: false`, or it would send them to https.
+ */
+export function browserAgentConfig(input: LoaderScriptInput): BrowserAgentConfig {
+  const origin = input.origin.replace(/\/+$/, '');
+  const host = origin.replace(/^[a-z]+:\/\//i, '');
+  const account = String(input.accountId);
+  const app = String(input.applicationId);
+  return {
+    init: {
+      distributed_tracing: { enabled: input.settings.distributedTracingEnabled },
+      privacy: { cookies_enabled: input.settings.cookiesEnabled },
+      ajax: { deny_list: [host] },
+      ...(origin.toLowerCase().startsWith('http://') ? { ssl: false } : {}),
+    },
+    loader_config: { accountID: account, trustKey: account, agentID: app, licenseKey: input.browserMonitoringKey, applicationID: app },
+    info: { beacon: host, errorBeacon: host, licenseKey: input.browserMonitoringKey, applicationID: app, sa: 1 },
+  };
+}
+
+/**
+ * A configuration value as a JavaScript literal: keys bare, strings as JSON with `<` escaped, so
+ * nothing in a value (a Host header included) can close the script element.
+ */
+function literal(value: ConfigValue): string {
+  if (typeof value === 'string') return JSON.stringify(value).replace(/</g, '\\u003c');
+  if (typeof value !== 'object') return String(value);
+  if (Array.isArray(value)) return `[${value.map(literal).join(',')}]`;
+  return `{${Object.entries(value).map(([k, v]) => `${k}:${literal(v)}`).join(',')}}`;
+}
+
+function configStatements(config: BrowserAgentConfig): string {
+  return [
+    ';window.NREUM||(NREUM={});',
+    `NREUM.init=${literal(config.init)};`,
+    `NREUM.loader_config=${literal(config.loader_config)};`,
+    `NREUM.info=${literal(config.info)};`,
+  ].join('');
+}
+
+/** The configuration alone as a `<script>` (NerdGraph's `browserProperties.jsConfigScript`). */
+export function browserConfigScript(input: LoaderScriptInput): string {
+  return `<script type="text/javascript">${configStatements(browserAgentConfig(input))}</script>\n`;
+}
+
 /**
  * The `<script>` a page puts first in its `<head>`, in the shape of New Relic's copy-paste
- * snippet: `NREUM.init` (privacy, distributed tracing), `NREUM.loader_config` and `NREUM.info`
- * with the account, the application and the browser key, then a loader. Everything points at
- * Timeslice's own origin: the beacons go to its host, and the loader of the configured type is
- * fetched from `BROWSER_AGENT_PATH` there. Over plain HTTP the agent is told `ssl: false`, or
- * it would send its beacons to https. Every value is a JSON string with `<` escaped, so
- * nothing (a Host header included) can close the script element.
+ * snippet: the configuration, then a loader of the configured type fetched from
+ * `BROWSER_AGENT_PATH` on Timeslice's own origin.
  */
 export function browserLoaderScript(input: LoaderScriptInput): string {
   const origin = input.origin.replace(/\/+$/, '');
-  const host = origin.replace(/^[a-z]+:\/\//i, '');
-  const s = (text: string) => JSON.stringify(text).replace(/</g, '\\u003c');
-  const ids = `accountID:${s(String(input.accountId))},trustKey:${s(String(input.accountId))},agentID:${s(String(input.applicationId))}`;
-  const init = [
-    `distributed_tracing:{enabled:${input.settings.distributedTracingEnabled}}`,
-    `privacy:{cookies_enabled:${input.settings.cookiesEnabled}}`,
-    `ajax:{deny_list:[${s(host)}]}`,
-    ...(origin.toLowerCase().startsWith('http://') ? ['ssl:false'] : []),
-  ].join(',');
-  const key = s(input.browserMonitoringKey);
-  const app = s(String(input.applicationId));
-  const src = s(`${origin}${BROWSER_AGENT_PATH}/${LOADER_FILE[input.settings.loaderType]}`);
+  const src = literal(`${origin}${BROWSER_AGENT_PATH}/${LOADER_FILE[input.settings.loaderType]}`);
   return [
     '<script type="text/javascript">',
-    ';window.NREUM||(NREUM={});',
-    `NREUM.init={${init}};`,
-    `NREUM.loader_config={${ids},licenseKey:${key},applicationID:${app}};`,
-    `NREUM.info={beacon:${s(host)},errorBeacon:${s(host)},licenseKey:${key},applicationID:${app},sa:1};`,
+    configStatements(browserAgentConfig(input)),
     `(function(d){var e=d.createElement("script");e.async=true;e.src=${src};`,
     'var f=d.getElementsByTagName("script")[0];if(f&&f.parentNode){f.parentNode.insertBefore(e,f)}else{d.head.appendChild(e)}})(document);',
     '</script>\n',

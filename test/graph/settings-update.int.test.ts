@@ -282,12 +282,23 @@ describe('agentApplicationSettingsUpdate: browser applications', () => {
     assert.ok(script.includes('nr-loader-full.min.js'), 'the PRO loader is the "full" one');
     assert.ok(script.includes('privacy:{cookies_enabled:false}'));
     assert.ok(script.includes(`applicationID:"${browserId}"`));
-    assert.equal(result.browserProperties.jsConfig, null);
 
     // REST lists the same application, renamed, with the same snippet.
     const listed = (await rest(f.ts, 'GET', `/v2/browser_applications.json?filter[ids]=${browserId}`)).json().browser_applications;
     assert.deepEqual(listed.map((b: { name: string }) => b.name), ['Marketing site']);
     assert.equal(listed[0].loader_script, script);
+
+    // The configuration alone: the snippet's NREUM objects, as data and as a script of their own.
+    const key: string = listed[0].browser_monitoring_key;
+    const host = /beacon:"([^"]+)"/.exec(script)![1]!;
+    assert.deepEqual(result.browserProperties.jsConfig, {
+      init: { distributed_tracing: { enabled: true }, privacy: { cookies_enabled: false }, ajax: { deny_list: [host] }, ssl: false },
+      loader_config: { accountID: '1', trustKey: '1', agentID: String(browserId), licenseKey: key, applicationID: String(browserId) },
+      info: { beacon: host, errorBeacon: host, licenseKey: key, applicationID: String(browserId), sa: 1 },
+    });
+    const configScript: string = result.browserProperties.jsConfigScript;
+    assert.ok(configScript.endsWith(';</script>\n'));
+    assert.ok(script.startsWith(configScript.slice(0, -'</script>\n'.length)), 'the snippet begins with the configuration script');
 
     const entity = await graphData(f.ts, `query($guid: EntityGuid!) { actor { entity(guid: $guid) { name ... on BrowserApplicationEntity { settings { apdexTarget } ${BROWSER_SETTINGS} browserProperties { jsLoaderScript } } } } }`, { guid: browserGuid(browserId) });
     assert.deepEqual(entity.actor.entity, { name: 'Marketing site', settings: { apdexTarget: 4 }, browserSettings: expected, browserProperties: { jsLoaderScript: script } });

@@ -2,7 +2,7 @@ import {
   applySettingsPatch, browserLoader, validateApmAgentSettings, validateBrowserMonitoringSettings, validateMobileAgentSettings,
   type ApmAgentSettings, type BrowserMonitoringSettings, type MobileAgentSettings, type SettingsPatch,
 } from '../../domain/agent-settings.js';
-import { browserLoaderScript } from '../../domain/browser-loader-script.js';
+import { browserAgentConfig, browserConfigScript, browserLoaderScript } from '../../domain/browser-loader-script.js';
 import { browserApdexT, BROWSER_LOADER_TYPES, type BrowserApplication } from '../../store/browser-applications.js';
 import { ApplicationNotFoundError, type Application, type ApplicationChanges } from '../../store/catalog.js';
 import type { MobileApplication } from '../../store/mobile-applications.js';
@@ -55,18 +55,13 @@ export function browserSettingsOf(app: BrowserApplication, ctx: GraphContext): R
 }
 
 /**
- * `AgentApplicationSettingsBrowserProperties`: the loader snippet, pointing at the origin the
- * client used, as REST's `loader_script` does. `jsConfig` / `jsConfigScript` are null:
- * `browser-loader-script.ts` builds the configuration into the snippet only.
+ * `AgentApplicationSettingsBrowserProperties`: the browser agent's configuration, alone and as a
+ * script, and the whole loader snippet, pointing at the origin the client used, as REST's
+ * `loader_script` does.
  */
 export function browserPropertiesOf(app: BrowserApplication, ctx: GraphContext): Record<string, unknown> {
-  return {
-    jsConfig: null,
-    jsConfigScript: null,
-    jsLoaderScript: browserLoaderScript({
-      accountId: app.accountId, applicationId: app.id, browserMonitoringKey: app.browserMonitoringKey, settings: app.settings, origin: ctx.origin,
-    }),
-  };
+  const input = { accountId: app.accountId, applicationId: app.id, browserMonitoringKey: app.browserMonitoringKey, settings: app.settings, origin: ctx.origin };
+  return { jsConfig: browserAgentConfig(input), jsConfigScript: browserConfigScript(input), jsLoaderScript: browserLoaderScript(input) };
 }
 
 /** `AgentApplicationSettingsMobileBase`: the store keeps it in NerdGraph's shape. */
