@@ -5,6 +5,7 @@ import type { Deployments } from '../store/deployments.js';
 import type { EntityStores } from '../store/entity-stores.js';
 import type { MetricIndex } from '../store/metric-index.js';
 import type { PlanExecutor } from '../store/plan-executor.js';
+import type { AsyncNrqlQueries } from './async-nrql.js';
 import { GraphError } from './graph-errors.js';
 import { GraphLoaders } from './graph-loaders.js';
 
@@ -17,6 +18,8 @@ export interface GraphServices {
   readonly entities: EntityStores;
   readonly deployments: Deployments;
   readonly nrql: NrqlEngine;
+  /** NRQL queries run with `async: true` that outlived their timeout. */
+  readonly asyncQueries: AsyncNrqlQueries;
 }
 
 /** Who is asking: a user API key stands for one user of one account. */

@@ -11,6 +11,7 @@ import {
   type OperationDefinitionNode,
 } from 'graphql';
 import { InflateError, inflateBody } from '../ingest/inflate-body.js';
+import { AsyncNrqlQueries } from './async-nrql.js';
 import { GraphContext, type GraphServices, type Principal } from './graph-context.js';
 import type { GraphErrorClass } from './graph-errors.js';
 import { buildGraphSchema } from './graph-schema.js';
@@ -25,7 +26,7 @@ const MAX_DOCUMENT_TOKENS = 20_000;
 /** Parsed and validated documents kept, by text: clients send the same few documents over and over. */
 const DOCUMENT_CACHE_SIZE = 500;
 
-export interface GraphRouteDeps extends GraphServices {
+export interface GraphRouteDeps extends Omit<GraphServices, 'asyncQueries'> {
   /** The key's account, user id and creation time, or undefined for an unknown key. */
   readonly principalForKey: (key: string) => Principal | undefined;
 }
@@ -51,6 +52,7 @@ class TransportError extends Error {
  */
 export async function graphPlugin(app: FastifyInstance, deps: GraphRouteDeps): Promise<void> {
   const schema = buildGraphSchema();
+  const services: GraphServices = { ...deps, asyncQueries: new AsyncNrqlQueries(() => deps.clock.now()) };
   const documents = new DocumentCache(schema);
   const inFlight = new Map<number | string, number>();
   const jsonParser = app.getDefaultJsonParser('error', 'error');
@@ -70,7 +72,7 @@ export async function graphPlugin(app: FastifyInstance, deps: GraphRouteDeps): P
       inFlight.set(principal.userId, held + 1);
       try {
         const body = await read();
-        const result = await run(schema, documents, body, new GraphContext(deps, principal, originOf(request)));
+        const result = await run(schema, documents, body, new GraphContext(services, principal, originOf(request)));
         return reply.code(200).send(formatResult(result, request));
       } finally {
         const left = (inFlight.get(principal.userId) ?? 1) - 1;

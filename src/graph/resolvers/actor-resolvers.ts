@@ -1,7 +1,7 @@
 import type { GraphContext } from '../graph-context.js';
 import { GraphError } from '../graph-errors.js';
 import { decodeGuid, entityByGuid, type GraphEntity } from '../entity-model.js';
-import { nrqlAccounts, runNrql, type NrqlArgs } from './nrql-resolvers.js';
+import { nrqlAccounts, nrqlQueryProgress, runNrql, type NrqlArgs } from './nrql-resolvers.js';
 import { entitySearch, type EntitySearchArgs } from './entity-search-resolvers.js';
 
 /** `actor.entities` takes at most this many GUIDs (NerdGraph's limit). */
@@ -13,6 +13,10 @@ class AccountView {
 
   nrql(args: NrqlArgs, ctx: GraphContext) {
     return runNrql(ctx, [this.id], args);
+  }
+
+  nrqlQueryProgress(args: { queryId: string }, ctx: GraphContext) {
+    return nrqlQueryProgress(ctx, [this.id], args.queryId);
   }
 
   reportingEventTypes(args: { filter?: string[] | null; timeWindow?: { startTime: number; endTime: number } | null }, ctx: GraphContext) {
@@ -80,5 +84,7 @@ export const actorResolvers = {
     },
     entitySearch: (_actor: unknown, args: EntitySearchArgs, ctx: GraphContext) => entitySearch(ctx, args),
     nrql: (_actor: unknown, args: NrqlArgs & { accounts: number[] }, ctx: GraphContext) => runNrql(ctx, nrqlAccounts(ctx, args.accounts), args),
+    nrqlQueryProgress: (_actor: unknown, args: { accounts: number[]; queryId: string }, ctx: GraphContext) =>
+      nrqlQueryProgress(ctx, nrqlAccounts(ctx, args.accounts), args.queryId),
   },
 };

@@ -3,6 +3,7 @@ import type { NrqlAnswer } from '../../nrql/nrql-engine.js';
 import { NrqlError, positionOf } from '../../nrql/nrql-error.js';
 import type { GraphContext } from '../graph-context.js';
 import { GraphError } from '../graph-errors.js';
+import { ASYNC_QUERY_MAX_SECONDS, ASYNC_RESULT_EXPIRATION_SECONDS, ASYNC_RETRY_AFTER_SECONDS, type AsyncQueryState } from '../async-nrql.js';
 
 /** NerdGraph's bounds on `timeout` (seconds): values outside are clamped, none means the least. */
 export const NRQL_TIMEOUT_SECONDS = { min: 5, max: 120 } as const;
@@ -15,25 +16,63 @@ export interface NrqlArgs {
   readonly async?: boolean | null;
 }
 
+/** A refused or cancelled query as the graph shows it: never a class clients retry, but for a timeout. */
+function graphErrorOf(error: unknown, query: string): unknown {
+  if (!(error instanceof NrqlError)) return error;
+  const at = error.span && error.span.end > 0 ? positionOf(query, error.span.start) : undefined;
+  return new GraphError(error.code === 'NRQL_TIMEOUT' ? 'TIMEOUT' : 'INVALID_INPUT', error.message, {
+    nrqlErrorCode: error.code,
+    ...(at ? { line: at.line, column: at.column } : {}),
+    ...(error.suggestion ? { suggestion: error.suggestion } : {}),
+  });
+}
+
 /**
  * Runs one query for the graph: `actor.nrql`, `account.nrql` and `entity.nrdbQuery` all come
  * here. A query the engine refuses is an `INVALID_INPUT` error on the field (never a class clients
- * retry); a cancelled one is `TIMEOUT`.
+ * retry); a cancelled one is `TIMEOUT`. With `async: true` the query may run up to 10 minutes:
+ * when it outlives `timeout`, the answer is its `queryProgress` and it is polled with
+ * `nrqlQueryProgress`.
  */
 export async function runNrql(ctx: GraphContext, accountIds: readonly number[], args: NrqlArgs, where?: Condition): Promise<NrqlContainer> {
   const seconds = Math.min(NRQL_TIMEOUT_SECONDS.max, Math.max(NRQL_TIMEOUT_SECONDS.min, args.timeout ?? NRQL_TIMEOUT_SECONDS.min));
+  const run = (timeoutMs: number) => ctx.services.nrql.run(args.query, { accountIds, timeoutMs, ...(where ? { where } : {}) });
+  if (args.async) {
+    const owner = { userId: ctx.principal.userId, accountIds };
+    // Refusals of the text come at once, not as an async failure.
+    try {
+      ctx.services.nrql.explain(args.query, { accountIds, ...(where ? { where } : {}) });
+    } catch (error) {
+      throw graphErrorOf(error, args.query);
+    }
+    return containerOf(await ctx.services.asyncQueries.start(owner, seconds * 1000, () => run(ASYNC_QUERY_MAX_SECONDS * 1000)), args.query, false);
+  }
   const started = performance.now();
   try {
-    const answer = await ctx.services.nrql.run(args.query, { accountIds, timeoutMs: seconds * 1000, ...(where ? { where } : {}) });
-    return new NrqlContainer(answer, performance.now() - started);
+    return NrqlContainer.finished(await run(seconds * 1000), performance.now() - started);
   } catch (error) {
-    if (!(error instanceof NrqlError)) throw error;
-    const at = error.span && error.span.end > 0 ? positionOf(args.query, error.span.start) : undefined;
-    throw new GraphError(error.code === 'NRQL_TIMEOUT' ? 'TIMEOUT' : 'INVALID_INPUT', error.message, {
-      nrqlErrorCode: error.code,
-      ...(at ? { line: at.line, column: at.column } : {}),
-      ...(error.suggestion ? { suggestion: error.suggestion } : {}),
-    });
+    throw graphErrorOf(error, args.query);
+  }
+}
+
+/** `nrqlQueryProgress(queryId)`: the state of an async query run by this key on these accounts. */
+export function nrqlQueryProgress(ctx: GraphContext, accountIds: readonly number[], queryId: string): NrqlContainer {
+  const state = ctx.services.asyncQueries.poll({ userId: ctx.principal.userId, accountIds }, queryId);
+  if (!state) {
+    throw GraphError.notFound(`No async query '${queryId}' for these accounts: it is unknown, its result expired, or another key ran it`);
+  }
+  return containerOf(state, '', true);
+}
+
+/** An async query's container; one that finished within its first wait has no id to poll. */
+function containerOf(state: AsyncQueryState, query: string, polled: boolean): NrqlContainer {
+  switch (state.kind) {
+    case 'done':
+      return NrqlContainer.finished(state.answer, state.wallClockMs, polled ? state.queryId : null);
+    case 'failed':
+      throw graphErrorOf(state.error, query);
+    case 'running':
+      return NrqlContainer.running(state.queryId, state.retryDeadline);
   }
 }
 
@@ -48,42 +87,58 @@ export function nrqlAccounts(ctx: GraphContext, accounts: readonly number[]): nu
 
 /** NerdGraph's `NrdbResultContainer` / `CrossAccountNrdbResultContainer` over one answer. */
 export class NrqlContainer {
-  constructor(private readonly answer: NrqlAnswer, private readonly wallClockMs: number) {}
+  private constructor(
+    private readonly answer: NrqlAnswer | null,
+    private readonly wallClockMs: number,
+    private readonly progress: { completed: boolean; queryId: string | null; retryAfter: number | null; retryDeadline: number | null; resultExpiration: number | null },
+  ) {}
+
+  static finished(answer: NrqlAnswer, wallClockMs: number, queryId: string | null = null): NrqlContainer {
+    const expiration = queryId === null ? null : ASYNC_RESULT_EXPIRATION_SECONDS;
+    return new NrqlContainer(answer, wallClockMs, { completed: true, queryId, retryAfter: null, retryDeadline: null, resultExpiration: expiration });
+  }
+
+  /** An async query still running: no results yet, only how to poll for them. */
+  static running(queryId: string, retryDeadline: number): NrqlContainer {
+    return new NrqlContainer(null, 0, {
+      completed: false, queryId, retryAfter: ASYNC_RETRY_AFTER_SECONDS, retryDeadline, resultExpiration: ASYNC_RESULT_EXPIRATION_SECONDS,
+    });
+  }
 
   results() {
-    return this.answer.results;
+    return this.answer?.results ?? null;
   }
   totalResult() {
-    return this.answer.totalResult;
+    return this.answer?.totalResult ?? null;
   }
   otherResult() {
-    return this.answer.otherResult;
+    return this.answer?.otherResult ?? null;
   }
   currentResults() {
-    return this.answer.currentResults;
+    return this.answer?.currentResults ?? null;
   }
   previousResults() {
-    return this.answer.previousResults;
+    return this.answer?.previousResults ?? null;
   }
   metadata() {
-    return this.answer.metadata;
+    return this.answer?.metadata ?? null;
   }
   nrql() {
-    return this.answer.nrql;
+    return this.answer?.nrql ?? null;
   }
-  /** Queries run to the end within their timeout, so progress is always complete. */
   queryProgress() {
-    return { completed: true, queryId: null, resultExpiration: null, retryAfter: null, retryDeadline: null };
+    return this.progress;
   }
   /** Definitions of event types and attributes: Timeslice has none to offer. */
   eventDefinitions() {
-    return [];
+    return this.answer ? [] : null;
   }
   suggestedFacets() {
-    return [];
+    return this.answer ? [] : null;
   }
   /** The engine's answer in the shape of NRDB's raw JSON: results and totals, window, timing. */
   rawResponse() {
+    if (!this.answer) return null;
     const { metadata } = this.answer;
     return {
       results: this.answer.results,

@@ -1,0 +1,89 @@
+import { randomUUID } from 'node:crypto';
+import type { NrqlAnswer } from '../nrql/nrql-engine.js';
+
+/** NerdGraph's async queries run for at most 10 minutes. */
+export const ASYNC_QUERY_MAX_SECONDS = 600;
+/** How long a finished query's answer (or error) can be fetched. */
+export const ASYNC_RESULT_EXPIRATION_SECONDS = 600;
+/** The wait suggested between polls. */
+export const ASYNC_RETRY_AFTER_SECONDS = 5;
+
+export type AsyncQueryState =
+  | { readonly kind: 'running'; readonly queryId: string; readonly retryDeadline: number }
+  | { readonly kind: 'done'; readonly queryId: string; readonly answer: NrqlAnswer; readonly wallClockMs: number }
+  | { readonly kind: 'failed'; readonly queryId: string; readonly error: unknown };
+
+interface Entry {
+  readonly queryId: string;
+  /** Who may poll it: the key's user and the accounts it was run on. */
+  readonly userId: number;
+  readonly accountKey: string;
+  readonly startedMs: number;
+  state: AsyncQueryState;
+  /** Epoch ms after which a finished entry is forgotten. */
+  expiresMs: number;
+}
+
+/**
+ * NRQL queries run with `async: true` that outlived their timeout: they go on in the background
+ * (up to 10 minutes) and are polled by id with `nrqlQueryProgress`, from the same user and the
+ * same accounts only, as NerdGraph requires. Kept in memory: a restart forgets them, and a
+ * client polling one then gets a clear error.
+ */
+export class AsyncNrqlQueries {
+  private readonly entries = new Map<string, Entry>();
+
+  constructor(private readonly now: () => number) {}
+
+  /**
+   * Runs `work`, waiting for it at most `waitMs`. Its answer when it finishes in time; otherwise
+   * the id of a query that goes on.
+   */
+  async start(owner: { userId: number; accountIds: readonly number[] }, waitMs: number, work: () => Promise<NrqlAnswer>): Promise<AsyncQueryState> {
+    this.forgetExpired();
+    const queryId = randomUUID();
+    const startedMs = this.now();
+    const started = performance.now();
+    const entry: Entry = {
+      queryId,
+      userId: owner.userId,
+      accountKey: accountKey(owner.accountIds),
+      startedMs,
+      state: { kind: 'running', queryId, retryDeadline: ASYNC_QUERY_MAX_SECONDS },
+      expiresMs: Number.POSITIVE_INFINITY,
+    };
+    const finished = work().then(
+      (answer) => ({ kind: 'done', queryId, answer, wallClockMs: performance.now() - started }) as const,
+      (error: unknown) => ({ kind: 'failed', queryId, error }) as const,
+    );
+    let timer: NodeJS.Timeout | undefined;
+    const waited = await Promise.race([finished, new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), waitMs)))]);
+    clearTimeout(timer);
+    if (waited) return waited;
+    this.entries.set(queryId, entry);
+    void finished.then((state) => {
+      entry.state = state;
+      entry.expiresMs = this.now() + ASYNC_RESULT_EXPIRATION_SECONDS * 1000;
+    });
+    return entry.state;
+  }
+
+  /** A query's state for its owner, or undefined when the id is unknown, expired or someone else's. */
+  poll(owner: { userId: number; accountIds: readonly number[] }, queryId: string): AsyncQueryState | undefined {
+    this.forgetExpired();
+    const entry = this.entries.get(queryId);
+    if (!entry || entry.userId !== owner.userId || entry.accountKey !== accountKey(owner.accountIds)) return undefined;
+    if (entry.state.kind !== 'running') return entry.state;
+    const left = Math.max(0, ASYNC_QUERY_MAX_SECONDS - Math.floor((this.now() - entry.startedMs) / 1000));
+    return { ...entry.state, retryDeadline: left };
+  }
+
+  private forgetExpired(): void {
+    const now = this.now();
+    for (const [id, entry] of this.entries) if (entry.expiresMs <= now) this.entries.delete(id);
+  }
+}
+
+function accountKey(accountIds: readonly number[]): string {
+  return [...new Set(accountIds)].sort((a, b) => a - b).join(',');
+}
