@@ -34,6 +34,7 @@ import assert from 'node:assert/strict';
 import { execute, parse, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
 import { isReporting } from '../src/api/rest/application-summary.js';
 import { resolveServeConfig } from '../src/config.js';
+import { AsyncNrqlQueries } from '../src/graph/async-nrql.js';
 import { GraphContext, type GraphServices, type Principal } from '../src/graph/graph-context.js';
 import { buildGraphSchema } from '../src/graph/graph-schema.js';
 import { entitySearch } from '../src/graph/resolvers/entity-search-resolvers.js';
@@ -70,7 +71,7 @@ export interface GraphBenchOptions {
 }
 
 export const DEFAULT_GRAPH_OPTIONS: GraphBenchOptions = {
-  rounds: 3, warmup: 1, seconds: 1.5, cases: CASE_LABELS, apps: DEFAULT_ENTITY_STORE_SHAPE.apps, rebuild: false,
+  rounds: 5, warmup: 1, seconds: 1, cases: CASE_LABELS, apps: DEFAULT_ENTITY_STORE_SHAPE.apps, rebuild: false,
 };
 
 const ACCOUNT_ID = 1;
@@ -256,7 +257,7 @@ async function startHarness(config: ReturnType<typeof resolveServeConfig>, nowMs
   const nrql = new NrqlEngine({ executor, dictionaries: storeDictionaries(server.catalog, server.metrics), clock });
   const services: GraphServices = {
     catalog: server.catalog, metrics: server.metrics, executor, clock, entities: server.entities,
-    deployments: new Deployments(server.db, server.writer, clock), nrql,
+    deployments: new Deployments(server.db, server.writer, clock), nrql, asyncQueries: new AsyncNrqlQueries(() => clock.now()),
   };
   const accountId = server.catalog.accountForUserKey(apiKey);
   const user = server.catalog.userOfKey(apiKey);
