@@ -183,6 +183,14 @@ describe('entitySearch', () => {
     assert.deepEqual(await names("tags.language = 'nodejs'"), ['batch-worker', 'stale-app', 'web-shop']);
   });
 
+  it('options.tagFilter: only the tags named come back; the entities are not filtered', async () => {
+    const search = (await data(`{ actor { entitySearch(query: "domain = 'APM' AND type = 'APPLICATION'", options: {tagFilter: ["language", "accountId"]}) { count results { entities { name tags { key values } } } } } }`)).actor.entitySearch;
+    assert.equal(search.count, 3);
+    assert.deepEqual(search.results.entities.map(sortedTags), ['batch-worker', 'stale-app', 'web-shop'].map((name) => ({
+      name, tags: [{ key: 'accountId', values: ['1'] }, { key: 'language', values: ['nodejs'] }],
+    })));
+  });
+
   it('queryBuilder: the query text it stands for, and newrelic-cli’s accountId tag', async () => {
     const search = (await data(`{ actor {
       a: entitySearch(queryBuilder: {domain: APM, type: APPLICATION, reporting: true}) { count query results { entities { name } } }

@@ -62,6 +62,28 @@ function assertRefused(label: string, reply: HttpReply, status: number, errorCla
   return parsed;
 }
 
+/** One request written to a socket as given (for framings an HTTP client would not send); the reply as HttpReply. */
+async function rawHttp(request: string): Promise<HttpReply> {
+  const url = new URL(ts.server.apiUrl);
+  const text = await new Promise<string>((resolve, reject) => {
+    const socket = connectSocket(Number(url.port), url.hostname, () => socket.write(request));
+    const chunks: Buffer[] = [];
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    socket.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    socket.on('error', reject);
+  });
+  return parseRawReply(text);
+}
+
+/** An HTTP/1.1 reply read off a socket (Connection: close, so the body is the rest). */
+function parseRawReply(raw: string): HttpReply {
+  const [head, ...rest] = raw.split('\r\n\r\n');
+  const status = Number(/^HTTP\/1\.1 (\d{3}) /.exec(head!)![1]);
+  const headers = Object.fromEntries(head!.split('\r\n').slice(1).map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+  const text = rest.join('\r\n\r\n');
+  return { status, headers, text, json: () => JSON.parse(text) };
+}
+
 const CALLS = `{ actor { account(id: 1) { nrql(query: ${JSON.stringify(CALLS_QUERY)}) { results } } } }`;
 const CALLS_ANSWER = { actor: { account: { nrql: { results: [{ calls: WEB_CALLS }] } } } };
 
@@ -153,6 +175,13 @@ describe('bodies', () => {
     const ok = await httpRequest(ts, { headers: { 'content-type': 'application/json', 'api-key': TEST_API_KEY }, body: atLimit });
     assert.equal(ok.status, 200, ok.text.slice(0, 300));
     assert.equal(typeof body('at limit', ok).data.actor.user.id, 'number');
+  });
+
+  it('a chunked body (no Content-Length) over 1 MiB is 413 too', async () => {
+    const payload = JSON.stringify({ query: `{ actor { user { id } } }#${'x'.repeat(MIB)}` });
+    const raw = await rawHttp(`POST /graphql HTTP/1.1\r\nHost: localhost\r\nApi-Key: ${TEST_API_KEY}\r\nContent-Type: application/json\r\n` +
+      `Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n${Buffer.byteLength(payload).toString(16)}\r\n${payload}\r\n0\r\n\r\n`);
+    assertRefused('chunked over 1 MiB', raw, 413, 'INVALID_INPUT', /larger than 1048576 bytes/);
   });
 
   it('a gzip bomb is 413, however small it is on the wire', async () => {
@@ -292,6 +321,22 @@ describe('GraphQL errors are 200 with errors[]', () => {
     assert.equal(missing.errors[0].extensions.errorClass, 'INVALID_INPUT');
   });
 
+  it('a literal of the wrong kind for a custom scalar: INVALID_INPUT with its location, as for a built-in one', async () => {
+    const builtIn = body('Int literal', await httpGraph(ts, TEST_API_KEY, '{ actor { account(id: "one") { name } } }'));
+    assert.deepEqual(builtIn.errors.map((e: any) => [e.locations, e.extensions.errorClass]), [[[{ line: 1, column: 23 }], 'INVALID_INPUT']]);
+    for (const [document, column] of [
+      ['{ actor { entity(guid: 5) { name } } }', 24],
+      ['{ actor { nrql(accounts: [1], query: "SELECT count(*) FROM Metric", timeout: "soon") { results } } }', 78],
+      ['{ actor { nrql(accounts: [1], query: 42) { results } } }', 38],
+    ] as const) {
+      const parsed = body(document, await httpGraph(ts, TEST_API_KEY, document));
+      assert.equal(parsed.data, undefined, document);
+      assert.equal(parsed.errors.length, 1, document);
+      assert.equal(parsed.errors[0].extensions.errorClass, 'INVALID_INPUT', document);
+      assert.deepEqual(parsed.errors[0].locations, [{ line: 1, column }], `${document}: ${JSON.stringify(parsed.errors[0])}`);
+    }
+  });
+
   it('a resolver error keeps the data beside it: bad NRQL is INVALID_INPUT on the nrql path, never a retried class', async () => {
     const reply = await httpGraph(ts, TEST_API_KEY, '{ actor { user { id } nrql(accounts: [1], query: "SELECT count(* FROM Metric") { results } } }');
     assert.equal(reply.status, 200, reply.text);
@@ -327,13 +372,7 @@ async function together(keys: readonly string[], query: string): Promise<HttpRep
     `POST /graphql HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/json\r\nApi-Key: ${keys[i]}\r\n` +
     `Content-Length: ${Buffer.byteLength(payload)}\r\nConnection: close\r\n\r\n${payload}`,
   ));
-  return (await Promise.all(answers)).map((raw) => {
-    const [head, ...rest] = raw.split('\r\n\r\n');
-    const status = Number(/^HTTP\/1\.1 (\d{3}) /.exec(head!)![1]);
-    const headers = Object.fromEntries(head!.split('\r\n').slice(1).map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
-    const text = rest.join('\r\n\r\n');
-    return { status, headers, text, json: () => JSON.parse(text) };
-  });
+  return (await Promise.all(answers)).map(parseRawReply);
 }
 
 describe('concurrency: 25 requests in flight per key', () => {
