@@ -11,11 +11,15 @@ import type { GraphServices } from './graph-context.js';
  * APIs). Each is the store's own record plus its GUID; every field the graph answers is read
  * from the record or computed from stored data when asked.
  */
-export type GraphEntity =
+export type GraphEntity = (
   | { readonly kind: 'apm'; readonly guid: string; readonly accountId: number; readonly record: Application }
   | { readonly kind: 'browser'; readonly guid: string; readonly accountId: number; readonly record: BrowserApplication }
   | { readonly kind: 'mobile'; readonly guid: string; readonly accountId: number; readonly record: MobileApplication }
-  | { readonly kind: 'keyTransaction'; readonly guid: string; readonly accountId: number; readonly record: KeyTransaction };
+  | { readonly kind: 'keyTransaction'; readonly guid: string; readonly accountId: number; readonly record: KeyTransaction }
+) & {
+  /** Search results asked with `options.tagFilter`: only these tag keys are shown. */
+  readonly tagFilter?: ReadonlySet<string>;
+};
 
 export type EntityKind = GraphEntity['kind'];
 

@@ -88,6 +88,13 @@ export async function graphPlugin(app: FastifyInstance, deps: GraphRouteDeps): P
   app.post(GRAPH_PATH, { bodyLimit: MAX_GRAPH_BODY_BYTES }, (request, reply) =>
     handle(request, reply, async () => postBody(request, jsonParser)));
   app.get(GRAPH_PATH, (request, reply) => handle(request, reply, async () => getBody(request)));
+  app.route({
+    method: ['PUT', 'PATCH', 'DELETE'],
+    url: GRAPH_PATH,
+    handler: (request, reply) => reply.code(405).header('allow', 'GET, POST').send({
+      errors: [{ message: `${request.method} is not a GraphQL method: send POST (or GET for queries)`, extensions: { errorClass: 'INVALID_INPUT' } }],
+    }),
+  });
 
   app.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply) => {
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
@@ -193,7 +200,7 @@ function operationOf(document: DocumentNode, name: string | undefined): Operatio
 /**
  * Errors in NerdGraph's envelope: every entry has `extensions.errorClass`. An error no resolver
  * meant (a bug, a store failure) is logged and shown as INTERNAL_SERVER_ERROR without its
- * message, which may hold internals.
+ * message, which may hold internals; validation and input coercion errors are INVALID_INPUT.
  */
 function formatResult(result: ExecutionResult, request: FastifyRequest): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -205,7 +212,9 @@ function formatResult(result: ExecutionResult, request: FastifyRequest): Record<
 function formatError(error: GraphQLError, request: FastifyRequest): GraphQLFormattedError {
   const formatted = error.toJSON();
   const original = error.originalError;
-  if (original && !(original instanceof GraphQLError)) {
+  // A resolver's unintended throw has a path; a scalar refusing an argument or variable (a
+  // TypeError graphql-js wraps with the value's location) has none, and is the caller's input.
+  if (original && !(original instanceof GraphQLError) && error.path !== undefined) {
     request.log.error({ err: original, path: error.path }, 'graph resolver failed');
     return { ...formatted, message: 'Internal server error', extensions: { errorClass: 'INTERNAL_SERVER_ERROR' } };
   }

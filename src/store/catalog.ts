@@ -35,6 +35,8 @@ export interface Application {
   readonly enableRealUserMonitoring: boolean;
   /** Whether its agents take `agentSettings` from the connect reply (`agent_config`) over their own configuration. */
   readonly useServerSideConfig: boolean;
+  /** Epoch ms: when the first agent reporting under its name connected. */
+  readonly createdAt: number;
   /** What NerdGraph's `apmSettings` shows and `agentApplicationSettingsUpdate` changes. */
   readonly agentSettings: ApmAgentSettings;
 }
@@ -132,6 +134,7 @@ interface ApplicationRow {
   enable_real_user_monitoring: boolean;
   use_server_side_config: boolean;
   agent_settings: string | null;
+  created_ms: bigint;
 }
 
 /** NULL is New Relic's defaults; stored settings are laid over them, so a setting added later starts at its default. */
@@ -189,12 +192,12 @@ export class Catalog {
     }
     for (const r of await this.db.all<ApplicationRow>(
       `SELECT id, account_id, name, agent_name, language, apdex_t, end_user_apdex_t, enable_real_user_monitoring,
-         use_server_side_config, agent_settings FROM applications`,
+         use_server_side_config, agent_settings, epoch_ms(created_at) AS created_ms FROM applications`,
     )) {
       this.apps.set(r.id, {
         id: r.id, accountId: r.account_id, name: r.name, agentName: r.agent_name, language: r.language, apdexT: r.apdex_t,
         endUserApdexT: r.end_user_apdex_t, enableRealUserMonitoring: r.enable_real_user_monitoring, useServerSideConfig: r.use_server_side_config,
-        agentSettings: agentSettingsOf(r.agent_settings),
+        agentSettings: agentSettingsOf(r.agent_settings), createdAt: Number(r.created_ms),
       });
       this.highest.app = Math.max(this.highest.app, r.id);
     }
@@ -499,12 +502,12 @@ export class Catalog {
     const app: Application = {
       id: ++this.highest.app, accountId, name: agentName, agentName, language, apdexT: DEFAULT_APDEX_T,
       endUserApdexT: DEFAULT_END_USER_APDEX_T, enableRealUserMonitoring: false, useServerSideConfig: false,
-      agentSettings: DEFAULT_APM_AGENT_SETTINGS,
+      agentSettings: DEFAULT_APM_AGENT_SETTINGS, createdAt: this.clock.now(),
     };
     await this.exec(
       `INSERT INTO applications (id, account_id, name, agent_name, language, apdex_t, end_user_apdex_t, enable_real_user_monitoring,
          use_server_side_config, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-      [app.id, accountId, app.name, agentName, language, app.apdexT, app.endUserApdexT, app.enableRealUserMonitoring, app.useServerSideConfig, this.now()],
+      [app.id, accountId, app.name, agentName, language, app.apdexT, app.endUserApdexT, app.enableRealUserMonitoring, app.useServerSideConfig, timestampValue(app.createdAt)],
     );
     this.apps.set(app.id, app);
     return app;

@@ -15,7 +15,7 @@ const clock = { now: () => NOW };
 
 const app = (id: number, accountId = 1): Application => ({
   id, accountId, name: `app-${id}`, agentName: `app-${id}`, language: 'nodejs', apdexT: 0.5, endUserApdexT: 7,
-  enableRealUserMonitoring: false, useServerSideConfig: false, agentSettings: DEFAULT_APM_AGENT_SETTINGS,
+  enableRealUserMonitoring: false, useServerSideConfig: false, agentSettings: DEFAULT_APM_AGENT_SETTINGS, createdAt: NOW,
 });
 
 const isRangeError = (message: string) => (e: unknown) => e instanceof RangeError && e.message === message;

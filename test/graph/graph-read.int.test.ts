@@ -395,7 +395,7 @@ describe('summaries and what the summary code adds', () => {
     assert.deepEqual(entities, [{ name: 'shop-site', settings: { apdexTarget: 7 } }, { name: 'web-shop-browser', settings: { apdexTarget: 7 } }]);
   });
 
-  it('an APM application’s firstIndexedAt is when its first agent connected', { todo: 'the catalog keeps no creation time for applications: firstIndexedAt/indexedAt of APM entities are null' }, async () => {
+  it('an APM application’s firstIndexedAt is when its first agent connected', async () => {
     const entities = (await data(`query($g: [EntityGuid]!) { actor { entities(guids: $g) { name firstIndexedAt } } }`, {
       g: [ids.webShop, ids.staleApp].map((id) => handGuid(1, 'APM|APPLICATION', id)),
     })).actor.entities;

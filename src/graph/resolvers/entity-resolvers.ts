@@ -82,7 +82,7 @@ const COMMON: Record<string, Resolver<any>> = {
   alertSeverity: () => 'NOT_CONFIGURED',
   reporting: (e, _a, ctx) => entityReporting(e, ctx),
   permalink: (e, _a, ctx) => `${ctx.origin}/redirect/entity/${e.guid}`,
-  tags: (e, _a, ctx) => [...entityTags(e, ctx)].map(([key, values]) => ({ key, values })),
+  tags: (e, _a, ctx) => [...entityTags(e, ctx)].filter(([key]) => !e.tagFilter || e.tagFilter.has(key)).map(([key, values]) => ({ key, values })),
   firstIndexedAt: (e) => createdAt(e),
   indexedAt: (e) => createdAt(e),
   lastReportingChangeAt: (e, _a, ctx) => lastReportingChangeAt(e, ctx),

@@ -86,7 +86,10 @@ export function entitySearch(ctx: GraphContext, args: EntitySearchArgs) {
       const byGuid = new Map(hits.map((h) => [h.searchable.guid, h.entity]));
       try {
         const page = searchPage(hits.map((h) => h.searchable), { sort, limit: args.options?.limit ?? undefined, cursor: cursor ?? undefined, queryText: text });
-        return { entities: page.entities.map((s) => byGuid.get(s.guid)!), nextCursor: page.nextCursor };
+        // `options.tagFilter` picks the tags shown; it does not filter entities.
+        const tagFilter = args.options?.tagFilter ? new Set(args.options.tagFilter) : undefined;
+        const entities = page.entities.map((s) => byGuid.get(s.guid)!);
+        return { entities: tagFilter ? entities.map((e) => ({ ...e, tagFilter })) : entities, nextCursor: page.nextCursor };
       } catch (error) {
         throw searchError(error);
       }

@@ -136,6 +136,13 @@ export class NrqlContainer {
   suggestedFacets() {
     return this.answer ? [] : null;
   }
+  /** Chart links: Timeslice renders no charts, so there is nothing to link to. */
+  embeddedChartUrl() {
+    return null;
+  }
+  staticChartUrl() {
+    return null;
+  }
   /** The engine's answer in the shape of NRDB's raw JSON: results and totals, window, timing. */
   rawResponse() {
     if (!this.answer) return null;
