@@ -244,6 +244,8 @@ describe('newrelic-client-go entities (pkg/entities)', () => {
       ["name = 'web-shop' AND domain = 'APM' AND type = 'APPLICATION'", 'web-shop'],
       ["name = 'web-shop' AND domain = 'APM' AND type = 'APPLICATION' AND tags.`language` = 'nodejs'", 'web-shop'],
       ["name = 'Bob\\'s Shop' AND domain = 'APM' AND type = 'APPLICATION'", "Bob's Shop"],
+      // ignore_case = true: the provider compares names with EqualFold, so the server must match regardless of case.
+      ["name = 'WEB-SHOP' AND domain = 'APM' AND type = 'APPLICATION'", 'web-shop'],
     ] as const) {
       const data = accepted(await clientGo(ts, document, { options: {}, query, sortBy: [] }, { terraform: true }));
       const search = data.actor.entitySearch;
