@@ -613,6 +613,12 @@ describe('newrelic-client-go agent applications, change tracking, key transactio
       changelog: 'https://example.test/changelog', commit: '9f1c2ab', customAttributes: null, deepLink: 'https://ci.example.test/42', deploymentId: 'uuid',
       deploymentType: 'ROLLING', description: 'rolling out 2.14.0', entityGuid: apm(ids.batchWorker), groupId: 'rel-77', timestamp, user: 'ci-bot', version: '2.14.0',
     });
+    // ChangeTrackingDeploymentInput.CustomAttributes (*map[string]string) is sent when the caller sets it.
+    const withAttributes = accepted(await clientGo(ts, clientDocument('client-go-change-tracking-create-deployment'), {
+      dataHandlingRules: { validationFlags: ['FAIL_ON_FIELD_LENGTH'] },
+      deployment: { customAttributes: { environment: 'production', region: 'eu-west-1' }, entityGuid: apm(ids.batchWorker), timestamp, version: '2.14.1' },
+    })).changeTrackingCreateDeployment;
+    assert.deepEqual([withAttributes.version, withAttributes.customAttributes], ['2.14.1', { environment: 'production', region: 'eu-west-1' }]);
   });
 
   it('KeyTransactionCreate, Update and Delete (terraform newrelic_key_transaction)', async () => {
