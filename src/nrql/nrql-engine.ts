@@ -58,6 +58,8 @@ export class NrqlEngine {
   async run(text: string, options: NrqlRunOptions): Promise<NrqlAnswer> {
     const { analyzed } = this.explain(text, options);
     const timeoutMs = options.timeoutMs ?? this.deps.defaultTimeoutMs ?? DEFAULT_NRQL_TIMEOUT_MS;
+    // One budget for the whole query: its RE2 checks and every statement of its plans.
+    const started = performance.now();
     if (analyzed.kind !== 'showEventTypes') {
       for (const { pattern, span } of analyzed.regexPatterns) {
         const refused = await this.deps.executor.regexError(pattern);
@@ -65,7 +67,7 @@ export class NrqlEngine {
       }
     }
     try {
-      const result = await execute(analyzed, { executor: this.deps.executor, dictionaries: this.deps.dictionaries, options: { timeoutMs } });
+      const result = await execute(analyzed, { executor: this.deps.executor, dictionaries: this.deps.dictionaries, options: { timeoutMs, deadline: started + timeoutMs } });
       return { ...result, nrql: text };
     } catch (error) {
       if (error instanceof QueryTimeoutError) {

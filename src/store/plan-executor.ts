@@ -35,6 +35,12 @@ export interface RowColumns {
 export interface QueryOptions {
   /** Cancel the statement after this many milliseconds (`QueryTimeoutError`). */
   readonly timeoutMs?: number;
+  /**
+   * A `performance.now()` time by which the statement must have ended, waiting for a connection
+   * included: a query made of several statements shares one budget instead of each getting the
+   * whole timeout. Wins over `timeoutMs`.
+   */
+  readonly deadline?: number;
 }
 
 export class QueryTimeoutError extends Error {
@@ -123,11 +129,16 @@ export class DuckDbPlanExecutor implements PlanExecutor {
   /** Runs rendered SQL and returns its columns (number, bigint, string, boolean or null values). */
   async run(rendered: RenderedSql, options: QueryOptions = {}): Promise<unknown[][]> {
     const pooled = await this.acquire();
+    const budgetMs = options.deadline !== undefined ? options.deadline - performance.now() : options.timeoutMs;
+    if (budgetMs !== undefined && budgetMs <= 0) {
+      this.release(pooled);
+      throw new QueryTimeoutError(options.timeoutMs ?? 0);
+    }
     let timedOut = false;
-    const timer = options.timeoutMs === undefined ? undefined : setTimeout(() => {
+    const timer = budgetMs === undefined ? undefined : setTimeout(() => {
       timedOut = true;
       pooled.connection.interrupt();
-    }, options.timeoutMs);
+    }, budgetMs);
     try {
       const statement = await this.prepare(pooled, rendered.sql);
       const values: DuckDBValue[] = [];
@@ -146,7 +157,7 @@ export class DuckDbPlanExecutor implements PlanExecutor {
       }
       return columns;
     } catch (error) {
-      if (timedOut) throw new QueryTimeoutError(options.timeoutMs!);
+      if (timedOut) throw new QueryTimeoutError(options.timeoutMs ?? budgetMs!);
       throw error;
     } finally {
       if (timer) clearTimeout(timer);

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { DuckDbPlanExecutor, QueryTimeoutError } from '../../src/store/plan-executor.js';
 import { ManualClock } from '../helpers/rest-fixture.js';
 import { startTestServer, TEST_API_KEY, type TestServer } from '../helpers/test-server.js';
 
@@ -51,5 +52,20 @@ describe('NRQL statement timeout', () => {
     const { status, body } = await nrql('SELECT uniqueCount(k), max(v) FROM Big SINCE 1 hour ago', 60);
     assert.equal(status, 200, JSON.stringify(body));
     assert.deepEqual(body.results, [{ 'uniqueCount.k': KEYS, 'max.v': ROWS - 1 }]);
+  });
+});
+
+describe('one timeout budget per query', () => {
+  let ts: TestServer;
+  before(async () => {
+    ts = await startTestServer({}, { clock: new ManualClock(NOW) });
+  });
+  after(() => ts?.stop());
+
+  it('a statement whose deadline has passed is not run: a query of several statements shares its budget', async () => {
+    const executor = new DuckDbPlanExecutor(ts.server.db);
+    after(() => executor.close());
+    await assert.rejects(executor.run({ sql: 'SELECT 1', params: [] }, { timeoutMs: 5_000, deadline: performance.now() - 1 }), QueryTimeoutError);
+    assert.deepEqual(await executor.run({ sql: 'SELECT 41 + 1', params: [] }, { timeoutMs: 5_000, deadline: performance.now() + 5_000 }), [[42]]);
   });
 });
