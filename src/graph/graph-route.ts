@@ -15,6 +15,7 @@ import { AsyncNrqlQueries } from './async-nrql.js';
 import { GraphContext, type GraphServices, type Principal } from './graph-context.js';
 import type { GraphErrorClass } from './graph-errors.js';
 import { buildGraphSchema } from './graph-schema.js';
+import { GRAPH_VALIDATION_RULES } from './validation-rules.js';
 
 export const GRAPH_PATH = '/graphql';
 /** Request bodies, as sent and once inflated. */
@@ -238,7 +239,7 @@ class DocumentCache {
     let entry: { document: DocumentNode } | { errors: readonly GraphQLError[] };
     try {
       const document = parse(text, { maxTokens: MAX_DOCUMENT_TOKENS });
-      const errors = validate(this.schema, document);
+      const errors = validate(this.schema, document, GRAPH_VALIDATION_RULES);
       entry = errors.length > 0 ? { errors } : { document };
     } catch (error) {
       if (!(error instanceof GraphQLError)) throw error;

@@ -1,46 +1,12 @@
 import type { GraphContext } from '../graph-context.js';
 import { GraphError } from '../graph-errors.js';
 import { decodeGuid, entityByGuid, type GraphEntity } from '../entity-model.js';
+import { AccountView } from './account-view.js';
 import { nrqlAccounts, nrqlQueryProgress, runNrql, type NrqlArgs } from './nrql-resolvers.js';
 import { entitySearch, type EntitySearchArgs } from './entity-search-resolvers.js';
 
 /** `actor.entities` takes at most this many GUIDs (NerdGraph's limit). */
 export const MAX_ENTITY_GUIDS = 25;
-
-/** An account the key may read: `actor.account(id)`. */
-class AccountView {
-  constructor(readonly id: number, readonly name: string | null) {}
-
-  nrql(args: NrqlArgs, ctx: GraphContext) {
-    return runNrql(ctx, [this.id], args);
-  }
-
-  nrqlQueryProgress(args: { queryId: string }, ctx: GraphContext) {
-    return nrqlQueryProgress(ctx, [this.id], args.queryId);
-  }
-
-  reportingEventTypes(args: { filter?: string[] | null; timeWindow?: { startTime: number; endTime: number } | null }, ctx: GraphContext) {
-    return reportingEventTypes(ctx, this.id, args);
-  }
-}
-
-/**
- * Event types with data in a window (the last 24 hours unless given), through NRQL's own
- * `SHOW EVENT TYPES`, optionally narrowed to the names in `filter`.
- */
-async function reportingEventTypes(
-  ctx: GraphContext,
-  accountId: number,
-  args: { filter?: readonly string[] | null; timeWindow?: { startTime: number; endTime: number } | null },
-): Promise<string[]> {
-  const window = args.timeWindow;
-  if (window && !(window.startTime < window.endTime)) throw GraphError.invalidInput('timeWindow.startTime must be before timeWindow.endTime');
-  const text = window ? `SHOW EVENT TYPES SINCE ${window.startTime} UNTIL ${window.endTime}` : 'SHOW EVENT TYPES SINCE 1 day ago';
-  const answer = await ctx.services.nrql.run(text, { accountIds: [accountId] });
-  const types = answer.results.map((row) => String(row.eventType));
-  const filter = args.filter ? new Set(args.filter) : undefined;
-  return filter ? types.filter((t) => filter.has(t)) : types;
-}
 
 /** An entity the key may read, or null: one of another account is as absent as one that never existed. */
 function readableEntity(ctx: GraphContext, guid: string): GraphEntity | null {

@@ -4,6 +4,7 @@ import { parse } from '../../nrql/parser.js';
 import type { Condition } from '../../nrql/ast.js';
 import type { GraphContext } from '../graph-context.js';
 import { ENTITY_KINDS, apmEntity, entityName, type GraphEntity } from '../entity-model.js';
+import { AccountView } from './account-view.js';
 import { runNrql, type NrqlArgs } from './nrql-resolvers.js';
 
 type Resolver<A = Record<string, never>> = (entity: GraphEntity, args: A, ctx: GraphContext) => unknown;
@@ -71,10 +72,7 @@ const COMMON: Record<string, Resolver<any>> = {
   guid: (e) => e.guid,
   name: (e) => entityName(e),
   accountId: (e) => e.accountId,
-  account: (e, _a, ctx) => {
-    const account = ctx.services.catalog.account(e.accountId);
-    return account ? { id: account.id, name: account.name } : { id: e.accountId, name: null };
-  },
+  account: (e, _a, ctx) => new AccountView(e.accountId, ctx.services.catalog.account(e.accountId)?.name ?? null),
   domain: (e) => ENTITY_KINDS[e.kind].domain,
   type: (e) => ENTITY_KINDS[e.kind].type,
   entityType: (e) => ENTITY_KINDS[e.kind].entityType,
