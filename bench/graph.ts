@@ -530,6 +530,8 @@ async function searchCase(h: Harness, load: HttpLoad, store: EntityStore, option
 export interface GraphBenchResult {
   readonly date: string;
   readonly machine: MachineFacts;
+  /** The load average when the run started (`machine` has it at the end). */
+  readonly loadAtStart: readonly number[];
   readonly options: GraphBenchOptions;
   readonly nrqlStore?: { readonly dataDir: string; readonly timeslices: number; readonly events: number; readonly upSeconds: number };
   readonly entityStore?: { readonly dataDir: string; readonly apps: number; readonly reporting: number; readonly timeslices: number; readonly buildSeconds: number | undefined; readonly upSeconds: number };
@@ -543,6 +545,7 @@ function log(message: string): void {
 
 export async function runGraphBench(options: GraphBenchOptions = DEFAULT_GRAPH_OPTIONS): Promise<GraphBenchResult> {
   const t0 = performance.now();
+  const loadAtStart = machineFacts().loadAverage;
   const load = HttpLoad.start();
   const cases: CaseResult[] = [];
   let nrqlStore: GraphBenchResult['nrqlStore'];
@@ -582,7 +585,7 @@ export async function runGraphBench(options: GraphBenchOptions = DEFAULT_GRAPH_O
     await load.close();
   }
   return {
-    date: new Date().toISOString().slice(0, 10), machine: machineFacts(), options,
+    date: new Date().toISOString().slice(0, 10), machine: machineFacts(), loadAtStart, options,
     ...(nrqlStore ? { nrqlStore } : {}), ...(entityStore ? { entityStore } : {}),
     cases, totalSeconds: (performance.now() - t0) / 1000,
   };
@@ -625,7 +628,7 @@ export function formatGraphResult(r: GraphBenchResult): string {
   const m = r.machine;
   const lines = [
     `Graph API (${r.date}): ${r.options.rounds} rounds of ${r.options.seconds} s per variant after ${r.options.warmup} warm-up, variants interleaved; ${r.totalSeconds.toFixed(0)} s in all`,
-    `  machine: ${m.cpus} CPUs (${m.cpuModel}), ${m.memoryGiB} GiB, Node ${m.node}, DuckDB ${m.duckdb} (@duckdb/node-api ${m.duckdbNodeApi}), load ${m.loadAverage.join(' ')}`,
+    `  machine: ${m.cpus} CPUs (${m.cpuModel}), ${m.memoryGiB} GiB, Node ${m.node}, DuckDB ${m.duckdb} (@duckdb/node-api ${m.duckdbNodeApi}), load average ${r.loadAtStart.join(' ')} at the start, ${m.loadAverage.join(' ')} at the end`,
   ];
   if (r.nrqlStore) lines.push(`  NRQL store: ${int(r.nrqlStore.timeslices)} timeslices, ${int(r.nrqlStore.events)} Transaction events, ${r.nrqlStore.dataDir} (service up in ${r.nrqlStore.upSeconds.toFixed(1)} s)`);
   if (r.entityStore) {
