@@ -503,13 +503,15 @@ async function searchCase(h: Harness, load: HttpLoad, store: EntityStore, option
       assert.equal(e.apmSummary?.hostCount, app.hosts.length, `entity-search: ${app.name} hostCount`);
       assert.equal(e.apmSummary?.instanceCount, app.hosts.length, `entity-search: ${app.name} instanceCount`);
       assert.ok(e.apmSummary?.throughput > 0, `entity-search: ${app.name} reports but has no throughput`);
+      assert.equal(e.apmSummary.webThroughput === null, app.background, `entity-search: ${app.name} web throughput`);
+      assert.equal(e.apmSummary.nonWebThroughput === null, !app.background, `entity-search: ${app.name} background throughput`);
     } else {
       assert.equal(e.apmSummary, null, `entity-search: ${app.name} has a summary but is not reporting`);
     }
   });
   const checks = [
     'graph answer = the resolvers\' answer', 'execute JSON = HTTP body',
-    `count ${matching.length}, page of ${PAGE_SIZE} names, nextCursor, reporting (${reporting} of ${PAGE_SIZE}), host and instance counts as the fixture planned`,
+    `count ${matching.length}, page of ${PAGE_SIZE} names, nextCursor, reporting (${reporting} of ${PAGE_SIZE}), host and instance counts, web or background throughput as the fixture planned`,
   ];
   log(`entity-search: checked (${checks.join('; ')}); timing…`);
 
