@@ -159,8 +159,8 @@ export class Catalog {
   /** By key hash. */
   private readonly keys = new Map<string, { id: number; accountId: number; kind: 'user' | 'license'; hint: string; createdAt: number }>();
   private readonly apps = new Map<number, Application>();
-  private readonly hosts = new Map<number, Host>();
-  private readonly instances = new Map<number, Instance>();
+  private readonly hosts = new ByApplication<Host>();
+  private readonly instances = new ByApplication<Instance>();
   private readonly runs = new Map<string, AgentRun>();
   /** Data calls in progress per run, and who waits for them to end. */
   private readonly calls = new Map<string, { count: number; ended: (() => void)[] }>();
@@ -204,13 +204,13 @@ export class Catalog {
     for (const r of await this.db.all<{ id: number; account_id: number; app_id: number; name: string }>(
       'SELECT id, account_id, app_id, name FROM hosts',
     )) {
-      this.hosts.set(r.id, { id: r.id, accountId: r.account_id, appId: r.app_id, name: r.name });
+      this.hosts.set({ id: r.id, accountId: r.account_id, appId: r.app_id, name: r.name });
       this.highest.host = Math.max(this.highest.host, r.id);
     }
     for (const r of await this.db.all<{ id: number; account_id: number; app_id: number; host_id: number; pid: number | null; port: number | null; agent_version: string | null }>(
       'SELECT id, account_id, app_id, host_id, pid, port, agent_version FROM instances',
     )) {
-      this.instances.set(r.id, { id: r.id, accountId: r.account_id, appId: r.app_id, hostId: r.host_id, pid: r.pid, port: r.port, agentVersion: r.agent_version });
+      this.instances.set({ id: r.id, accountId: r.account_id, appId: r.app_id, hostId: r.host_id, pid: r.pid, port: r.port, agentVersion: r.agent_version });
       this.highest.instance = Math.max(this.highest.instance, r.id);
     }
     for (const r of await this.db.all<{ run_id: string; account_id: number; targets: string; shutdown: boolean }>(
@@ -333,11 +333,11 @@ export class Catalog {
   }
 
   hostsOf(appId: number): Host[] {
-    return [...this.hosts.values()].filter((h) => h.appId === appId);
+    return this.hosts.ofApplication(appId);
   }
 
   instancesOf(appId: number): Instance[] {
-    return [...this.instances.values()].filter((i) => i.appId === appId);
+    return this.instances.ofApplication(appId);
   }
 
   run(runId: string): AgentRun | undefined {
@@ -468,8 +468,8 @@ export class Catalog {
       };
       await (this.deps.storeMaintenance ? this.deps.storeMaintenance.run(deleteRows) : deleteRows());
       this.apps.delete(id);
-      for (const [hostId, host] of this.hosts) if (host.appId === id) this.hosts.delete(hostId);
-      for (const [instanceId, instance] of this.instances) if (instance.appId === id) this.instances.delete(instanceId);
+      this.hosts.deleteApplication(id);
+      this.instances.deleteApplication(id);
       this.deps.metrics?.forgetApplication(id);
       for (const dependent of this.deps.dependents ?? []) dependent.forgetApplication(id);
     });
@@ -514,25 +514,25 @@ export class Catalog {
   }
 
   private async findOrCreateHost(app: Application, name: string, displayName: string | null): Promise<Host> {
-    const existing = [...this.hosts.values()].find((h) => h.appId === app.id && h.name === name);
+    const existing = this.hosts.ofApplication(app.id).find((h) => h.name === name);
     if (existing) return existing;
     const host: Host = { id: ++this.highest.host, accountId: app.accountId, appId: app.id, name };
     await this.exec('INSERT INTO hosts VALUES ($1, $2, $3, $4, $5, $6)', [host.id, app.accountId, app.id, name, displayName, this.now()]);
-    this.hosts.set(host.id, host);
+    this.hosts.set(host);
     return host;
   }
 
   /** An instance is one agent process: the same host, pid and port reconnecting is the same instance. */
   private async findOrCreateInstance(app: Application, host: Host, facts: ConnectFacts): Promise<Instance> {
-    const existing = [...this.instances.values()].find(
-      (i) => i.appId === app.id && i.hostId === host.id && i.pid === facts.pid && i.port === facts.port,
+    const existing = this.instances.ofApplication(app.id).find(
+      (i) => i.hostId === host.id && i.pid === facts.pid && i.port === facts.port,
     );
     if (existing) {
       if (existing.agentVersion === facts.agentVersion) return existing;
       // The same process address with another agent: an upgrade and restart that kept the pid and port.
       const upgraded: Instance = { ...existing, agentVersion: facts.agentVersion };
       await this.exec('UPDATE instances SET agent_version = $1 WHERE id = $2', [facts.agentVersion, existing.id]);
-      this.instances.set(existing.id, upgraded);
+      this.instances.set(upgraded);
       return upgraded;
     }
     const instance: Instance = {
@@ -541,7 +541,7 @@ export class Catalog {
     await this.exec('INSERT INTO instances VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)', [
       instance.id, app.accountId, app.id, host.id, facts.pid, facts.port, facts.language, facts.agentVersion, this.now(),
     ]);
-    this.instances.set(instance.id, instance);
+    this.instances.set(instance);
     return instance;
   }
 
@@ -551,5 +551,34 @@ export class Catalog {
 
   private async exec(sql: string, params: DuckDBValue[]): Promise<void> {
     await this.db.catalogConnection.run(sql, params, paramTypes(params));
+  }
+}
+
+/**
+ * Hosts or instances by id and by application: REST and graph summaries ask for an application's
+ * hosts and instances once per application of a page, which must not scan them all.
+ */
+class ByApplication<T extends { readonly id: number; readonly appId: number }> {
+  private readonly byId = new Map<number, T>();
+  private readonly byApp = new Map<number, Map<number, T>>();
+
+  get(id: number): T | undefined {
+    return this.byId.get(id);
+  }
+
+  set(item: T): void {
+    this.byId.set(item.id, item);
+    let ofApp = this.byApp.get(item.appId);
+    if (!ofApp) this.byApp.set(item.appId, (ofApp = new Map()));
+    ofApp.set(item.id, item);
+  }
+
+  ofApplication(appId: number): T[] {
+    return [...(this.byApp.get(appId)?.values() ?? [])];
+  }
+
+  deleteApplication(appId: number): void {
+    for (const id of this.byApp.get(appId)?.keys() ?? []) this.byId.delete(id);
+    this.byApp.delete(appId);
   }
 }
