@@ -6,7 +6,8 @@
  * `--cases=30m,24h,7d`, `--variants=…|all`, `--apps=N`, `--hosts=N`, `--days=N` (the fixture's
  * shape), `--rebuild`, `--explain`. Options of `nrql`: `--rounds=N`, `--warmup=N`,
  * `--cases=facet,uniques-day,uniques-30m,filter`, `--app=N`, `--apps=N`, `--hosts=N`, `--hours=N`,
- * `--events=N` (the store's shape), `--rebuild`, `--explain`. `nrql-parser` takes none.
+ * `--events=N` (the store's shape), `--rebuild`, `--explain`. Options of `graph`: `--rounds=N`,
+ * `--warmup=N`, `--seconds=N`, `--cases=…`, `--apps=N`, `--rebuild`. `nrql-parser` takes none.
  * `--json` prints the results as JSON as well.
  */
 import {
