@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import {
   agentConfigOf, applySettingsPatch, browserLoader, DEFAULT_APM_AGENT_SETTINGS, DEFAULT_BROWSER_MONITORING_SETTINGS,
   DEFAULT_MOBILE_AGENT_SETTINGS, validateApmAgentSettings, validateBrowserMonitoringSettings, validateMobileAgentSettings,
-  type ApmAgentSettings, type SettingsPatch,
+  type ApmAgentSettings, type MaskInputOptions, type SettingsPatch,
 } from './agent-settings.js';
 
 test('defaults: New Relic\'s, written out', () => {
@@ -23,6 +23,15 @@ test('defaults: New Relic\'s, written out', () => {
   assert.deepEqual(DEFAULT_BROWSER_MONITORING_SETTINGS.loader, 'SPA');
   assert.deepEqual(DEFAULT_BROWSER_MONITORING_SETTINGS.privacy, { cookiesEnabled: true });
   assert.equal(DEFAULT_BROWSER_MONITORING_SETTINGS.distributedTracing.enabled, true);
+  assert.deepEqual(DEFAULT_BROWSER_MONITORING_SETTINGS.sessionReplay, {
+    enabled: false, autoStart: true, samplingRate: 10, errorSamplingRate: 100, blockSelector: '', maskTextSelector: '*', maskAllInputs: true,
+    maskInputOptions: {
+      color: false, date: false, datetimeLocal: false, email: false, month: false, number: false, range: false, search: false, select: false,
+      tel: false, text: false, textArea: false, time: false, url: false, week: false,
+    },
+    collectFonts: false, inlineImages: false, inlineStylesheet: true,
+  });
+  assert.deepEqual(DEFAULT_BROWSER_MONITORING_SETTINGS.sessionTrace, { enabled: true, mode: 'FIXED_RATE', samplingRate: 100, errorSamplingRate: 100 });
   assert.deepEqual(DEFAULT_MOBILE_AGENT_SETTINGS, {
     applicationExitInfo: { enabled: true },
     networkSettings: { aliases: [], filterMode: 'DISABLED', hideList: [], showList: [], ignoredStatusCodeRules: [] },
@@ -59,6 +68,20 @@ test('a patch changes what it names; absent and undefined members keep their val
   const browser = applySettingsPatch(DEFAULT_BROWSER_MONITORING_SETTINGS, { pinnedVersion: '1.285.0', ajax: { denyList: ['bam.nr-data.net'] } });
   assert.equal(browser.pinnedVersion, '1.285.0');
   assert.equal(applySettingsPatch(browser, { pinnedVersion: null }).pinnedVersion, null, 'null is a value where the setting may be null');
+
+  // Session replay's masked input types are one object deeper: a patch of one keeps the others.
+  const replay = applySettingsPatch(DEFAULT_BROWSER_MONITORING_SETTINGS, {
+    sessionReplay: { maskInputOptions: { email: true, tel: true }, blockSelector: '.card-number', autoStart: false },
+    sessionTrace: { mode: 'PROBABILISTIC', samplingRate: 25 },
+  });
+  assert.deepEqual(replay.sessionReplay, {
+    ...DEFAULT_BROWSER_MONITORING_SETTINGS.sessionReplay,
+    autoStart: false,
+    blockSelector: '.card-number',
+    maskInputOptions: { ...DEFAULT_BROWSER_MONITORING_SETTINGS.sessionReplay.maskInputOptions, email: true, tel: true },
+  });
+  assert.deepEqual(replay.sessionTrace, { enabled: true, mode: 'PROBABILISTIC', samplingRate: 25, errorSamplingRate: 100 });
+  validateBrowserMonitoringSettings(replay);
 });
 
 test('a patch naming what settings do not have, or giving a value for an object, is refused with its path', () => {
@@ -91,6 +114,18 @@ test('validation names the field and what is wrong with it', () => {
     [apm({ applicationLogging: { forwarding: { maxSamplesStored: 2.5 } } }), 'applicationLogging.forwarding.maxSamplesStored must be a whole number ≥ 0'],
     [() => validateBrowserMonitoringSettings(applySettingsPatch(DEFAULT_BROWSER_MONITORING_SETTINGS, { sessionReplay: { samplingRate: 101 } })),
       'sessionReplay.samplingRate must be ≤ 100 (a percentage)'],
+    [() => validateBrowserMonitoringSettings(applySettingsPatch(DEFAULT_BROWSER_MONITORING_SETTINGS, { sessionReplay: { errorSamplingRate: -5 } })),
+      'sessionReplay.errorSamplingRate must be ≥ 0'],
+    [() => validateBrowserMonitoringSettings(applySettingsPatch(DEFAULT_BROWSER_MONITORING_SETTINGS, { sessionReplay: { maskInputOptions: { week: 'yes' as unknown as boolean } } })),
+      'sessionReplay.maskInputOptions.week must be true or false'],
+    [() => applySettingsPatch(DEFAULT_BROWSER_MONITORING_SETTINGS, { sessionReplay: { maskInputOptions: { password: true } as SettingsPatch<MaskInputOptions> } }),
+      'sessionReplay.maskInputOptions.password is not a setting'],
+    [() => validateBrowserMonitoringSettings(applySettingsPatch(DEFAULT_BROWSER_MONITORING_SETTINGS, { sessionReplay: { maskTextSelector: 3 as unknown as string } })),
+      'sessionReplay.maskTextSelector must be a CSS selector, or empty for none'],
+    [() => validateBrowserMonitoringSettings(applySettingsPatch(DEFAULT_BROWSER_MONITORING_SETTINGS, { sessionReplay: { autoStart: null as unknown as boolean } })),
+      'sessionReplay.autoStart must be true or false'],
+    [() => validateBrowserMonitoringSettings(applySettingsPatch(DEFAULT_BROWSER_MONITORING_SETTINGS, { sessionTrace: { mode: 'fixed_rate' as 'FIXED_RATE' } })),
+      'sessionTrace.mode must be one of FIXED_RATE, PROBABILISTIC'],
     [() => validateBrowserMonitoringSettings(applySettingsPatch(DEFAULT_BROWSER_MONITORING_SETTINGS, { loader: 'FULL' as 'PRO' })),
       'loader must be one of SPA, PRO, LITE, NONE'],
     [() => validateBrowserMonitoringSettings(applySettingsPatch(DEFAULT_BROWSER_MONITORING_SETTINGS, { pinnedVersion: 'latest' })),
@@ -109,6 +144,7 @@ test('validation names the field and what is wrong with it', () => {
   // Boundaries that pass.
   validateApmAgentSettings(applySettingsPatch(DEFAULT_APM_AGENT_SETTINGS, { transactionTracer: { stackTraceThreshold: 0 }, errorCollector: { ignoredErrorCodes: ['100', '599'] } }));
   validateBrowserMonitoringSettings(applySettingsPatch(DEFAULT_BROWSER_MONITORING_SETTINGS, { sessionReplay: { samplingRate: 100, errorSamplingRate: 0 } }));
+  validateBrowserMonitoringSettings(applySettingsPatch(DEFAULT_BROWSER_MONITORING_SETTINGS, { sessionReplay: { maskTextSelector: '', blockSelector: '' } }));
   validateMobileAgentSettings(applySettingsPatch(DEFAULT_MOBILE_AGENT_SETTINGS, {
     networkSettings: { aliases: [{ alias: 'API', hosts: ['api.example.com', 'api2.example.com'] }], filterMode: 'HIDE', hideList: ['ads.example.com'] },
   }));

@@ -97,6 +97,35 @@ export const DEFAULT_APM_AGENT_SETTINGS: ApmAgentSettings = {
 export type BrowserLoader = 'SPA' | 'PRO' | 'LITE' | 'NONE';
 export const BROWSER_LOADERS: readonly BrowserLoader[] = ['SPA', 'PRO', 'LITE', 'NONE'];
 
+/** The input types session replay can mask, as NerdGraph's `AgentApplicationSettingsMaskInputOptions` names them. */
+export const MASKABLE_INPUT_TYPES = [
+  'color', 'date', 'datetimeLocal', 'email', 'month', 'number', 'range', 'search', 'select', 'tel', 'text', 'textArea', 'time', 'url', 'week',
+] as const;
+export type MaskInputOptions = { readonly [K in (typeof MASKABLE_INPUT_TYPES)[number]]: boolean };
+
+/** NerdGraph's `AgentApplicationSettingsSessionReplay`. */
+export interface SessionReplaySettings {
+  readonly enabled: boolean;
+  /** False: the agent records only once the page calls its `start` API. */
+  readonly autoStart: boolean;
+  readonly samplingRate: number;
+  readonly errorSamplingRate: number;
+  /** A CSS selector of elements left out of recordings, beside those marked `data-nr-block`; empty for none. */
+  readonly blockSelector: string;
+  /** A CSS selector of elements whose text is masked, beside those marked `data-nr-mask`; empty for none. */
+  readonly maskTextSelector: string;
+  readonly maskAllInputs: boolean;
+  readonly maskInputOptions: MaskInputOptions;
+  /** Whether fonts, images and stylesheets without a public URL are copied into recordings. */
+  readonly collectFonts: boolean;
+  readonly inlineImages: boolean;
+  readonly inlineStylesheet: boolean;
+}
+
+/** FIXED_RATE: a fixed number of traces an hour; PROBABILISTIC: the sampling rates' share of sessions. */
+export type SessionTraceMode = 'FIXED_RATE' | 'PROBABILISTIC';
+export const SESSION_TRACE_MODES: readonly SessionTraceMode[] = ['FIXED_RATE', 'PROBABILISTIC'];
+
 /**
  * NerdGraph's `AgentApplicationSettingsBrowserMonitoring`, with the application's session replay
  * and session trace settings (NerdGraph shows those beside it, in `browserSettings`). Sampling
@@ -116,8 +145,8 @@ export interface BrowserMonitoringSettings {
   /** A browser agent version to stay on, e.g. "1.285.0"; null: the current one. */
   readonly pinnedVersion: string | null;
   readonly privacy: { readonly cookiesEnabled: boolean };
-  readonly sessionReplay: { readonly enabled: boolean; readonly samplingRate: number; readonly errorSamplingRate: number };
-  readonly sessionTrace: { readonly enabled: boolean; readonly samplingRate: number; readonly errorSamplingRate: number };
+  readonly sessionReplay: SessionReplaySettings;
+  readonly sessionTrace: { readonly enabled: boolean; readonly mode: SessionTraceMode; readonly samplingRate: number; readonly errorSamplingRate: number };
 }
 
 /**
@@ -125,8 +154,12 @@ export interface BrowserMonitoringSettings {
  * `agentApplicationCreateBrowser`); no extra CORS headers and no allowed origins (the browser
  * agent's `init.distributed_tracing` defaults); nothing denied to AJAX tracking; no pinned version.
  * Session replay off until turned on, then 10 % of sessions and every session with an error (the
- * rates New Relic's generated snippet writes); session traces on for every session (the browser
- * agent records one per sampled session).
+ * rates New Relic's generated snippet writes); the rest of it as the browser agent's
+ * `init.session_replay` defaults (its `src/common/config/init.js`): recording starts by itself,
+ * every input's value and all text (selector `*`) masked, nothing blocked beyond what pages mark,
+ * no input type masked by kind (passwords always are), fonts and images not copied, stylesheets
+ * copied (`inline_stylesheet: true`). Session traces on, in NerdGraph's default FIXED_RATE mode,
+ * the rates (used in PROBABILISTIC mode) every session.
  */
 export const DEFAULT_BROWSER_MONITORING_SETTINGS: BrowserMonitoringSettings = {
   ajax: { denyList: [] },
@@ -136,8 +169,20 @@ export const DEFAULT_BROWSER_MONITORING_SETTINGS: BrowserMonitoringSettings = {
   loader: 'SPA',
   pinnedVersion: null,
   privacy: { cookiesEnabled: true },
-  sessionReplay: { enabled: false, samplingRate: 10, errorSamplingRate: 100 },
-  sessionTrace: { enabled: true, samplingRate: 100, errorSamplingRate: 100 },
+  sessionReplay: {
+    enabled: false,
+    autoStart: true,
+    samplingRate: 10,
+    errorSamplingRate: 100,
+    blockSelector: '',
+    maskTextSelector: '*',
+    maskAllInputs: true,
+    maskInputOptions: Object.fromEntries(MASKABLE_INPUT_TYPES.map((type) => [type, false])) as MaskInputOptions,
+    collectFonts: false,
+    inlineImages: false,
+    inlineStylesheet: true,
+  },
+  sessionTrace: { enabled: true, mode: 'FIXED_RATE', samplingRate: 100, errorSamplingRate: 100 },
 };
 
 export type NetworkFilterMode = 'DISABLED' | 'HIDE' | 'SHOW';
@@ -232,6 +277,10 @@ function list(item: Rule): Rule {
 const text: Rule = (v, path) => {
   if (typeof v !== 'string' || v.trim() === '') throw new RangeError(`${path} must be a non-empty string`);
 };
+/** A CSS selector as the browser agent takes it: any text, empty for none (the agent itself ignores one the page cannot parse). */
+const selector: Rule = (v, path) => {
+  if (typeof v !== 'string') throw new RangeError(`${path} must be a CSS selector, or empty for none`);
+};
 const texts = list(text);
 /** `path` of the list, not of the item: the message names the list and the value, as NerdGraph's field errors do. */
 const httpStatuses: Rule = (v, path) => {
@@ -292,8 +341,20 @@ const BROWSER_SHAPE: Shape<BrowserMonitoringSettings> = {
     if (v !== null && (typeof v !== 'string' || !VERSION.test(v))) throw new RangeError(`${path} must be a browser agent version such as "1.285.0", or null`);
   },
   privacy: { cookiesEnabled: bool },
-  sessionReplay: { enabled: bool, samplingRate: percentage, errorSamplingRate: percentage },
-  sessionTrace: { enabled: bool, samplingRate: percentage, errorSamplingRate: percentage },
+  sessionReplay: {
+    enabled: bool,
+    autoStart: bool,
+    samplingRate: percentage,
+    errorSamplingRate: percentage,
+    blockSelector: selector,
+    maskTextSelector: selector,
+    maskAllInputs: bool,
+    maskInputOptions: Object.fromEntries(MASKABLE_INPUT_TYPES.map((type) => [type, bool])) as Shape<MaskInputOptions>,
+    collectFonts: bool,
+    inlineImages: bool,
+    inlineStylesheet: bool,
+  },
+  sessionTrace: { enabled: bool, mode: oneOf(SESSION_TRACE_MODES), samplingRate: percentage, errorSamplingRate: percentage },
 };
 
 const MOBILE_SHAPE: Shape<MobileAgentSettings> = {

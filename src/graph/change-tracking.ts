@@ -302,6 +302,7 @@ export function checkedEvent(input: CreateEventInput, flags: ReadonlySet<Validat
 export interface CreateDeploymentInput {
   readonly changelog?: string | null;
   readonly commit?: string | null;
+  readonly customAttributes?: unknown;
   readonly deepLink?: string | null;
   readonly deploymentType?: DeploymentType | null;
   readonly description?: string | null;
@@ -314,7 +315,8 @@ export interface CreateDeploymentInput {
 
 /**
  * A `changeTrackingCreateDeployment` input as a change tracking event: category Deployment, its
- * type the deployment type's display form (Basic when none is given).
+ * type the deployment type's display form (Basic when none is given), custom attributes under the
+ * rules of `changeTrackingCreateEvent`'s.
  */
 export function checkedDeployment(input: CreateDeploymentInput, flags: ReadonlySet<ValidationFlag>, nowMs: number): Omit<ChangeTrackingEventInput, 'accountId' | 'entity'> {
   if (input.version.trim() === '') throw GraphError.invalidInput('deployment.version must not be empty: the version deployed');
@@ -324,6 +326,7 @@ export function checkedDeployment(input: CreateDeploymentInput, flags: ReadonlyS
     const text = lengths.text(`deployment.${name}`, input[name]);
     if (text !== undefined) fields[name] = text;
   }
+  const custom = customAttributes(input.customAttributes, lengths);
   return {
     category: DEPLOYMENT_CATEGORY,
     type: deploymentTypeName(input.deploymentType ?? 'BASIC'),
@@ -332,6 +335,7 @@ export function checkedDeployment(input: CreateDeploymentInput, flags: ReadonlyS
     description: lengths.text('deployment.description', input.description) ?? null,
     groupId: lengths.text('deployment.groupId', input.groupId) ?? null,
     fields,
+    ...(custom ? { customAttributes: custom } : {}),
     source: GRAPH_SERVICE_SOURCE,
   };
 }
@@ -383,13 +387,15 @@ export function eventView<E>(stored: { readonly timestamp: number; readonly attr
  * NerdGraph's `ChangeTrackingDeployment` of a stored Deployment event. `deploymentId` is the
  * event's `changeTrackingId`: NerdGraph's deployment ids are UUIDs (the `deploymentId` attribute
  * NRQL shows is REST v2's integer id of the same record). A deployment stored without a version
- * (Deployments v0 takes those) shows the empty version, the field being non-null.
+ * (Deployments v0 takes those) shows the empty version, the field being non-null. Custom
+ * attributes read back as `eventView`'s do.
  */
 export function deploymentView(stored: { readonly timestamp: number; readonly attributes: Attributes }): Record<string, unknown> {
   const a = stored.attributes;
   return {
     changelog: textOf(a, 'changelog'),
     commit: textOf(a, 'commit'),
+    customAttributes: storedCustomAttributes(a),
     deepLink: textOf(a, 'deepLink'),
     deploymentId: String(a.changeTrackingId),
     deploymentType: deploymentTypeOf(textOf(a, 'type') ?? undefined),

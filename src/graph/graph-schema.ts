@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import { defaultFieldResolver, isListType, isNonNullType, isObjectType, type GraphQLSchema } from 'graphql';
 import { actorResolvers } from './resolvers/actor-resolvers.js';
+import { compatResolvers } from './resolvers/compat-resolvers.js';
 import { deploymentResolvers } from './resolvers/deployment-resolvers.js';
 import { entityTypeResolvers } from './resolvers/entity-resolvers.js';
 import { mutationResolvers } from './resolvers/mutation-resolvers.js';
@@ -19,7 +20,7 @@ export function schemaSdl(): string {
 export function buildGraphSchema(): GraphQLSchema {
   return acceptSingleItems(makeExecutableSchema({
     typeDefs: schemaSdl(),
-    resolvers: [SCALARS, actorResolvers, entityTypeResolvers, settingsResolvers, deploymentResolvers, mutationResolvers],
+    resolvers: [SCALARS, actorResolvers, entityTypeResolvers, settingsResolvers, deploymentResolvers, mutationResolvers, compatResolvers],
     resolverValidationOptions: { requireResolversToMatchSchema: 'error', requireResolversForResolveType: 'error' },
   }));
 }

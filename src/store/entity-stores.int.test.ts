@@ -245,7 +245,7 @@ test('browser applications: the three settings and the monitoring settings are o
     loader: 'LITE',
     pinnedVersion: '1.285.0',
     privacy: { cookiesEnabled: false },
-    sessionReplay: { enabled: true, samplingRate: 25, errorSamplingRate: 100 },
+    sessionReplay: { ...DEFAULT_BROWSER_MONITORING_SETTINGS.sessionReplay, enabled: true, samplingRate: 25 },
   };
   assert.deepEqual(viaMonitoring, {
     ...site, name: 'Marketing site', apdexT: 3, monitoring, settings: { cookiesEnabled: false, distributedTracingEnabled: false, loaderType: 'LITE' },

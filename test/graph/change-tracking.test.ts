@@ -213,7 +213,7 @@ describe('views of stored events', () => {
 
   it('deploymentView: deploymentId is the change tracking id; the type as the enum', () => {
     assert.deepEqual(deploymentView({ timestamp: NOW, attributes }), {
-      changelog: null, commit: '9f1c2ab', deepLink: null, deploymentId: '6c1f9e2a-8d44-4a0b-b7f1-0e93d5a2c7aa', deploymentType: 'ROLLING',
+      changelog: null, commit: '9f1c2ab', customAttributes: { region: 'eu-west-1', pods: 12 }, deepLink: null, deploymentId: '6c1f9e2a-8d44-4a0b-b7f1-0e93d5a2c7aa', deploymentType: 'ROLLING',
       description: null, entityGuid: 'GUID', groupId: null, timestamp: NOW, user: 'ci-bot', version: '2.14.0',
     });
     assert.equal(deploymentView({ timestamp: NOW, attributes: { changeTrackingId: 'x', 'entity.guid': 'G', type: 'Basic' } }).version, '', 'a deployment stored without a version');
