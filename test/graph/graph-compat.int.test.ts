@@ -76,7 +76,7 @@ describe('untracked entity fields', () => {
         relationships: [],
         serviceLevel: { indicators: [] },
         tags,
-        tagsWithMetadata: tags.map(({ key, values }) => ({ key, values: values.map((value) => ({ mutable: null, value })) })),
+        tagsWithMetadata: tags.map(({ key, values }) => ({ key, values: values.map((value) => ({ mutable: false, value })) })),
         ...(hasRules ? { metricNormalizationRules: [] } : {}),
       }, typename);
     }

@@ -179,7 +179,7 @@ before(async () => {
 after(() => ts?.stop());
 
 /** Fields of client-go's entity documents that name things Timeslice does not keep (alerts, relationships, golden metrics…). */
-const UNTRACKED_ENTITY_FIELDS = ['goldenMetrics', 'goldenTags', 'recentAlertViolations', 'relatedEntities', 'relationships', 'serviceLevel', 'tagsWithMetadata', 'metricNormalizationRules'];
+const UNTRACKED_ENTITY_FIELDS = ['goldenMetrics', 'goldenTags', 'recentAlertViolations', 'relatedEntities', 'relationships', 'serviceLevel', 'metricNormalizationRules'];
 
 /** web-shop as client-go's GetEntity/GetEntities selection must show it (ApmApplicationEntity fields, tracked ones). */
 function expectedWebShopEntity() {
@@ -202,6 +202,8 @@ function expectedWebShopEntity() {
     runningAgentVersions: { maxVersion: '13.2.0', minVersion: '9.8.1' },
     settings: { apdexTarget: 0.5, serverSideConfig: false },
     tags: byKey(APM_TAGS),
+    // The same tags with their metadata: every one comes from the entity itself, so none is mutable.
+    tagsWithMetadata: byKey(APM_TAGS.map(({ key, values }) => ({ key, values: values.map((value) => ({ mutable: false, value })) }))),
     type: 'APPLICATION',
   };
 }
@@ -213,7 +215,11 @@ function assertWebShopEntity(entity: Record<string, any>, label: string): void {
   const indexedAt = tracked.indexedAt;
   assert.ok(Number.isSafeInteger(indexedAt) && (indexedAt as number) <= NOW, `${label}: indexedAt is epoch milliseconds (a Go int64), got ${String(indexedAt)}`);
   const { apmSummary: _s, indexedAt: _i, ...rest } = tracked;
-  assert.deepEqual({ ...rest, tags: byKey(rest.tags as { key: string }[]) }, expectedWebShopEntity(), label);
+  assert.deepEqual(
+    { ...rest, tags: byKey(rest.tags as { key: string }[]), tagsWithMetadata: byKey(rest.tagsWithMetadata as { key: string }[]) },
+    expectedWebShopEntity(),
+    label,
+  );
 }
 
 describe('newrelic-client-go entities (pkg/entities)', () => {

@@ -33,9 +33,9 @@ const FULL = {
   relatedEntities: () => ({ nextCursor: null, results: [] }),
   // Timeslice keeps no relationships between entities.
   relationships: () => [],
-  // The tags `tags` shows; Timeslice keeps nothing about a tag beyond its values, so `mutable` is unknown.
+  // The tags `tags` shows: each is derived from the entity itself (account, language), so none can be changed.
   tagsWithMetadata: (e: GraphEntity, _a: unknown, ctx: GraphContext) =>
-    [...entityTags(e, ctx)].map(([key, values]) => ({ key, values: values.map((value) => ({ value, mutable: null })) })),
+    [...entityTags(e, ctx)].map(([key, values]) => ({ key, values: values.map((value) => ({ value, mutable: false })) })),
 };
 
 /** Application entities' rules; Timeslice renames no metrics, so there are none. */
