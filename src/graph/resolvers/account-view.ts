@@ -1,6 +1,9 @@
 import type { GraphContext } from '../graph-context.js';
 import { GraphError } from '../graph-errors.js';
-import { nrqlQueryProgress, runNrql, type NrqlArgs } from './nrql-resolvers.js';
+import { graphErrorOf, nrqlQueryProgress, runNrql, type NrqlArgs } from './nrql-resolvers.js';
+
+/** The last millisecond of the year 9999: NRQL's times end there. */
+const LAST_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
 /**
  * An account the key may read: `actor.account(id)` (NerdGraph's `Account`), `actor.accounts` and an
@@ -32,9 +35,19 @@ async function reportingEventTypes(
   args: { filter?: readonly string[] | null; timeWindow?: { startTime: number; endTime: number } | null },
 ): Promise<string[]> {
   const window = args.timeWindow;
-  if (window && !(window.startTime < window.endTime)) throw GraphError.invalidInput('timeWindow.startTime must be before timeWindow.endTime');
+  if (window) {
+    for (const [name, ms] of [['startTime', window.startTime], ['endTime', window.endTime]] as const) {
+      if (!(ms >= 0 && ms <= LAST_MS)) throw GraphError.invalidInput(`timeWindow.${name} must be epoch milliseconds from 0 to ${LAST_MS} (the end of year 9999)`);
+    }
+    if (!(window.startTime < window.endTime)) throw GraphError.invalidInput('timeWindow.startTime must be before timeWindow.endTime');
+  }
   const text = window ? `SHOW EVENT TYPES SINCE ${window.startTime} UNTIL ${window.endTime}` : 'SHOW EVENT TYPES SINCE 1 day ago';
-  const answer = await ctx.services.nrql.run(text, { accountIds: [accountId] });
+  let answer;
+  try {
+    answer = await ctx.services.nrql.run(text, { accountIds: [accountId] });
+  } catch (error) {
+    throw graphErrorOf(error, text);
+  }
   const types = answer.results.map((row) => String(row.eventType));
   const filter = args.filter ? new Set(args.filter) : undefined;
   return filter ? types.filter((t) => filter.has(t)) : types;

@@ -17,7 +17,7 @@ export interface NrqlArgs {
 }
 
 /** A refused or cancelled query as the graph shows it: never a class clients retry, but for a timeout. */
-function graphErrorOf(error: unknown, query: string): unknown {
+export function graphErrorOf(error: unknown, query: string): unknown {
   if (!(error instanceof NrqlError)) return error;
   const at = error.span && error.span.end > 0 ? positionOf(query, error.span.start) : undefined;
   return new GraphError(error.code === 'NRQL_TIMEOUT' ? 'TIMEOUT' : 'INVALID_INPUT', error.message, {

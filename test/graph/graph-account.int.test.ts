@@ -1,0 +1,44 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { graph, graphData } from '../helpers/graph-client.js';
+import { ManualClock } from '../helpers/rest-fixture.js';
+import { startTestServer, type TestServer } from '../helpers/test-server.js';
+
+/* `account(id) { reportingEventTypes }`: the event types with data in a window, and the windows it refuses. */
+
+const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
+const HOUR = 3_600_000;
+
+describe('account.reportingEventTypes', () => {
+  let ts: TestServer;
+
+  before(async () => {
+    ts = await startTestServer({}, { clock: new ManualClock(NOW) });
+    // Deploy events 2 hours ago, Job events 3 days ago: written straight into the store.
+    await ts.server.db.catalogConnection.run(`INSERT INTO custom_events VALUES
+      (1, 0, 0, 0, make_timestamp(${(NOW - 2 * HOUR) * 1000}), 'Deploy', '{}'),
+      (1, 0, 0, 0, make_timestamp(${(NOW - 72 * HOUR) * 1000}), 'Job', '{}')`);
+  });
+  after(() => ts?.stop());
+
+  const types = async (args: string) => (await graphData(ts, `{ actor { account(id: 1) { reportingEventTypes${args} } } }`)).actor.account.reportingEventTypes;
+
+  it('the last 24 hours by default; a window and a filter narrow it', async () => {
+    assert.deepEqual(await types(''), ['Deploy']);
+    assert.deepEqual(await types(`(timeWindow: {startTime: ${NOW - 96 * HOUR}, endTime: ${NOW}})`), ['Deploy', 'Job']);
+    assert.deepEqual(await types(`(timeWindow: {startTime: ${NOW - 96 * HOUR}, endTime: ${NOW - 48 * HOUR}})`), ['Job']);
+    assert.deepEqual(await types(`(filter: ["Job", "Nothing"], timeWindow: {startTime: ${NOW - 96 * HOUR}, endTime: ${NOW}})`), ['Job']);
+  });
+
+  it('refuses windows outside NRQL’s dates or ending before they start, as INVALID_INPUT (was an internal error)', async () => {
+    for (const [window, message] of [
+      ['{startTime: -8640000000000001, endTime: 0}', 'timeWindow.startTime must be epoch milliseconds from 0 to 253402300799999 (the end of year 9999)'],
+      ['{startTime: 0, endTime: 8640000000000001}', 'timeWindow.endTime must be epoch milliseconds from 0 to 253402300799999 (the end of year 9999)'],
+      [`{startTime: ${NOW}, endTime: ${NOW - 1}}`, 'timeWindow.startTime must be before timeWindow.endTime'],
+    ] as const) {
+      const reply = await graph(ts, `{ actor { account(id: 1) { reportingEventTypes(timeWindow: ${window}) } } }`);
+      assert.deepEqual(reply.body.errors?.map((e) => [e.message, e.extensions?.errorClass, e.path]), [[message, 'INVALID_INPUT', ['actor', 'account', 'reportingEventTypes']]]);
+      assert.deepEqual(reply.body.data, { actor: { account: { reportingEventTypes: null } } });
+    }
+  });
+});
