@@ -2,8 +2,6 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   execute,
   GraphQLError,
-  parse,
-  validate,
   type DocumentNode,
   type ExecutionResult,
   type GraphQLFormattedError,
@@ -12,20 +10,16 @@ import {
 } from 'graphql';
 import { InflateError, inflateBody } from '../ingest/inflate-body.js';
 import { AsyncNrqlQueries } from './async-nrql.js';
+import { DocumentCache } from './document-cache.js';
 import { GraphContext, type GraphServices, type Principal } from './graph-context.js';
 import type { GraphErrorClass } from './graph-errors.js';
 import { buildGraphSchema } from './graph-schema.js';
-import { GRAPH_VALIDATION_RULES } from './validation-rules.js';
 
 export const GRAPH_PATH = '/graphql';
 /** Request bodies, as sent and once inflated. */
 export const MAX_GRAPH_BODY_BYTES = 1024 * 1024;
 /** NerdGraph guarantees 25 concurrent requests per user; more are refused with a 429. */
 export const MAX_CONCURRENT_PER_KEY = 25;
-/** Tokens in one document: bounds the work of parsing and validating what a client sends. */
-const MAX_DOCUMENT_TOKENS = 20_000;
-/** Parsed and validated documents kept, by text: clients send the same few documents over and over. */
-const DOCUMENT_CACHE_SIZE = 500;
 
 export interface GraphRouteDeps extends Omit<GraphServices, 'asyncQueries'> {
   /** The key's account, user id and creation time, or undefined for an unknown key. */
@@ -221,32 +215,4 @@ function formatError(error: GraphQLError, request: FastifyRequest): GraphQLForma
   }
   if (formatted.extensions?.errorClass === undefined) return { ...formatted, extensions: { ...formatted.extensions, errorClass: 'INVALID_INPUT' } };
   return formatted;
-}
-
-/** Parsed and validated documents by text, least recently used dropped first. */
-class DocumentCache {
-  private readonly entries = new Map<string, { document: DocumentNode } | { errors: readonly GraphQLError[] }>();
-
-  constructor(private readonly schema: GraphQLSchema) {}
-
-  get(text: string): { document: DocumentNode } | { errors: readonly GraphQLError[] } {
-    const hit = this.entries.get(text);
-    if (hit) {
-      this.entries.delete(text);
-      this.entries.set(text, hit);
-      return hit;
-    }
-    let entry: { document: DocumentNode } | { errors: readonly GraphQLError[] };
-    try {
-      const document = parse(text, { maxTokens: MAX_DOCUMENT_TOKENS });
-      const errors = validate(this.schema, document, GRAPH_VALIDATION_RULES);
-      entry = errors.length > 0 ? { errors } : { document };
-    } catch (error) {
-      if (!(error instanceof GraphQLError)) throw error;
-      entry = { errors: [error] };
-    }
-    this.entries.set(text, entry);
-    if (this.entries.size > DOCUMENT_CACHE_SIZE) this.entries.delete(this.entries.keys().next().value!);
-    return entry;
-  }
 }
