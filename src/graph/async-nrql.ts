@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { NrqlAnswer } from '../nrql/nrql-engine.js';
+import { GraphError } from './graph-errors.js';
 
 /** NerdGraph's async queries run for at most 10 minutes. */
 export const ASYNC_QUERY_MAX_SECONDS = 600;
@@ -7,6 +8,13 @@ export const ASYNC_QUERY_MAX_SECONDS = 600;
 export const ASYNC_RESULT_EXPIRATION_SECONDS = 600;
 /** The wait suggested between polls. */
 export const ASYNC_RETRY_AFTER_SECONDS = 5;
+/**
+ * Queries one user may have going on in the background. They hold read connections after their
+ * requests have answered, out of reach of the limit on requests in flight; without a bound one
+ * key could keep every read connection busy for ten minutes. NerdGraph's 25 concurrent requests
+ * per user, a query going on counting as one.
+ */
+export const MAX_RUNNING_PER_USER = 25;
 
 export type AsyncQueryState =
   | { readonly kind: 'running'; readonly queryId: string; readonly retryDeadline: number }
@@ -37,10 +45,18 @@ export class AsyncNrqlQueries {
 
   /**
    * Runs `work`, waiting for it at most `waitMs`. Its answer when it finishes in time; otherwise
-   * the id of a query that goes on.
+   * the id of a query that goes on. Refused (TOO_MANY_REQUESTS, which clients retry) while the
+   * user has `MAX_RUNNING_PER_USER` queries going on.
    */
   async start(owner: { userId: number; accountIds: readonly number[] }, waitMs: number, work: () => Promise<NrqlAnswer>): Promise<AsyncQueryState> {
     this.forgetExpired();
+    const running = [...this.entries.values()].filter((e) => e.userId === owner.userId && e.state.kind === 'running').length;
+    if (running >= MAX_RUNNING_PER_USER) {
+      throw new GraphError(
+        'TOO_MANY_REQUESTS',
+        `This API key has ${running} async queries still running, the most it may have; poll them with nrqlQueryProgress and send this one when one has finished`,
+      );
+    }
     const queryId = randomUUID();
     const startedMs = this.now();
     const started = performance.now();
@@ -65,7 +81,8 @@ export class AsyncNrqlQueries {
       entry.state = state;
       entry.expiresMs = this.now() + ASYNC_RESULT_EXPIRATION_SECONDS * 1000;
     });
-    return entry.state;
+    // The wait is part of the 10 minutes.
+    return { kind: 'running', queryId, retryDeadline: this.secondsLeft(entry) };
   }
 
   /** A query's state for its owner, or undefined when the id is unknown, expired or someone else's. */
@@ -74,8 +91,12 @@ export class AsyncNrqlQueries {
     const entry = this.entries.get(queryId);
     if (!entry || entry.userId !== owner.userId || entry.accountKey !== accountKey(owner.accountIds)) return undefined;
     if (entry.state.kind !== 'running') return entry.state;
-    const left = Math.max(0, ASYNC_QUERY_MAX_SECONDS - Math.floor((this.now() - entry.startedMs) / 1000));
-    return { ...entry.state, retryDeadline: left };
+    return { ...entry.state, retryDeadline: this.secondsLeft(entry) };
+  }
+
+  /** Whole seconds left of a running query's 10 minutes. */
+  private secondsLeft(entry: Entry): number {
+    return Math.max(0, ASYNC_QUERY_MAX_SECONDS - Math.floor((this.now() - entry.startedMs) / 1000));
   }
 
   private forgetExpired(): void {
