@@ -58,6 +58,8 @@ export class GraphLoaders {
   readonly mobileSummary: Loader<MobileApplication, MobileAppSummaryData>;
   readonly browserLastEvent: Loader<BrowserApplication, number>;
   readonly browserSummary: Loader<BrowserApplication, BrowserApplicationSummaryData>;
+  /** `SHOW EVENT TYPES` answers by account and query text: every entity of a search page may ask its account's. */
+  private readonly eventTypeAnswers = new Map<string, Promise<string[]>>();
 
   constructor(private readonly services: GraphServices, private readonly nowMs: number) {
     this.apmSummary = perAccount((accountId, apps) => apmSummaries(services, accountId, apps, nowMs));
@@ -70,6 +72,17 @@ export class GraphLoaders {
     this.mobileSummary = perAccount((accountId, apps) => mobileAppSummaries(services.executor, accountId, apps, nowMs));
     this.browserLastEvent = perAccount((accountId, apps) => lastEvents(services, accountId, BROWSER_EVENT_TYPES, apps, nowMs));
     this.browserSummary = perAccount((accountId, apps) => browserSummaries(services.executor, accountId, apps, nowMs));
+  }
+
+  /** The event types a `SHOW EVENT TYPES` query finds on one account, run once per response however many fields ask. */
+  eventTypes(accountId: number, showEventTypes: string): Promise<string[]> {
+    const key = `${accountId} ${showEventTypes}`;
+    let types = this.eventTypeAnswers.get(key);
+    if (!types) {
+      types = this.services.nrql.run(showEventTypes, { accountIds: [accountId] }).then((answer) => answer.results.map((row) => String(row.eventType)));
+      this.eventTypeAnswers.set(key, types);
+    }
+    return types;
   }
 
   /** An APM application reports while metric data arrived in the last 10 minutes (REST v2's rule). */

@@ -42,13 +42,12 @@ async function reportingEventTypes(
     if (!(window.startTime < window.endTime)) throw GraphError.invalidInput('timeWindow.startTime must be before timeWindow.endTime');
   }
   const text = window ? `SHOW EVENT TYPES SINCE ${window.startTime} UNTIL ${window.endTime}` : 'SHOW EVENT TYPES SINCE 1 day ago';
-  let answer;
+  let types;
   try {
-    answer = await ctx.services.nrql.run(text, { accountIds: [accountId] });
+    types = await ctx.loaders.eventTypes(accountId, text);
   } catch (error) {
     throw graphErrorOf(error, text);
   }
-  const types = answer.results.map((row) => String(row.eventType));
   const filter = args.filter ? new Set(args.filter) : undefined;
   return filter ? types.filter((t) => filter.has(t)) : types;
 }
