@@ -15,8 +15,11 @@ import { format } from '../../src/nrql/format.js';
  * sends: GUIDs of existing entities, of other accounts' and of none, malformed ones; NRQL and
  * entity-search text that is valid, broken, long or hostile; cursors; awkward numbers and
  * strings; deeply nested input objects and JSON scalars. A value goes into the document as a
- * literal or travels in `variables`, with now and then a wrong declaration, a missing value or
- * a variable that is never declared. Built with `fc.gen()`, so a run is reproduced by its seed.
+ * literal or travels in `variables`. About a third of the operations are what a careful client
+ * sends (so that mutations go through and what they store can be checked); of the rest, some make
+ * one deliberate mistake (a wrong declaration, a missing value, an undeclared variable, an
+ * unknown field, a syntax error…), so that refusals are exercised without every document being
+ * refused. Built with `fc.gen()`, so a run is reproduced by its seed.
  *
  * Values only known while the run goes on (cursors and GUIDs from earlier answers) stand in the
  * generated text as `@@dyn:<pool>:<n>@@` and are filled in by `resolveDynamic` just before the
@@ -162,7 +165,9 @@ const NRQL_HOSTILE: readonly string[] = [
   "SELECT capture(appName, r'(?P<x>.*)') FROM Metric", "SELECT aparse(appName, '%*%*%*%*%') FROM Metric", 'SELECT count(*) FROM Metric\u0000',
   `SELECT count(*) FROM Metric WHERE ${'('.repeat(1900)}true${')'.repeat(1900)}`, `SELECT count(*) FROM Metric WHERE ${'NOT '.repeat(950)}true`,
   // Long chains of one operator: shallow for the parser, deep for whatever evaluates them.
-  `SELECT ${'1+'.repeat(1990)}1 FROM Metric`, `SELECT ${'2*'.repeat(1990)}1 FROM Metric`, `SELECT count(*) FROM Metric WHERE ${'true AND '.repeat(440)}true`,
+  `SELECT ${'1+'.repeat(1990)}1 FROM Metric`, `SELECT ${'2*'.repeat(1990)}1 FROM Metric`, `SELECT ${'9-'.repeat(1990)}1 FROM Metric`,
+  `SELECT count(*) FROM Metric WHERE ${'1+'.repeat(1900)}1 > 0`, `SELECT count(*) FROM Metric FACET ${'1/'.repeat(1900)}1`,
+  `SELECT latest(${'duration+'.repeat(120)}1) FROM PageView`, `SELECT count(*) FROM Metric WHERE ${'true AND '.repeat(440)}true`,
   `SELECT count(*) FROM Metric WHERE ${Array.from({ length: 300 }, (_, i) => `appId = ${i}`).join(' OR ')}`, `SELECT ${'-'.repeat(3900)}1 FROM Metric`,
   `SELECT ${Array.from({ length: 400 }, () => 'count(*)').join(', ')} FROM Metric`, `SELECT count(*) FROM Metric WHERE appName IN (${Array.from({ length: 900 }, (_, i) => `'a${i}'`).join(',')})`,
   `SELECT count(*) FROM Metric WHERE appName = '${'\\'.repeat(999)}'`, "SELECT count(*) FROM Metric WHERE appName = '\ud800'", 'SELECT count(*) FROM Mobile:Crash, `x`y`',
@@ -673,7 +678,9 @@ function searchValue(b: Build): Val {
 function stringValue(b: Build, context: string, name: string): Val {
   const { p, pools } = b;
   const hostile = (): Val => str(p.weighted<string>([[3, () => p.pick(HOSTILE_STRINGS)], [2, () => p.pick(ENCODING_HAZARDS)], [2, () => p.from(ANY_TEXT)]]));
-  const mostly = (valid: () => Val): Val => (b.benign ? valid() : p.weighted<Val>([[2, valid], [1, hostile]]));
+  // A careful client still sends odd Unicode now and then: it is valid input, and must be stored as sent.
+  const mostly = (valid: () => Val): Val =>
+    (b.benign ? (p.chance(0.1) ? str(p.pick(ENCODING_HAZARDS)) : valid()) : p.weighted<Val>([[2, valid], [1, hostile]]));
   if (context === 'Actor.entitySearch.query' || context === 'ChangeTrackingEntitySearchInput.query') {
     if (context.startsWith('Change') && b.benign) return str(`id = '@@dyn:ownGuid:${p.int(0, 99)}@@'`);
     if (context.startsWith('Change') && p.chance(0.6)) return str(`id = '${p.pick([...pools.ownGuids, ...pools.ownGuids, ...pools.otherGuids])}'`);
