@@ -39,7 +39,7 @@ export const ENTITY_KINDS: Readonly<Record<EntityKind, EntityKindInfo>> = {
   keyTransaction: { domain: 'APM', type: 'KEY_TRANSACTION', entityType: 'KEY_TRANSACTION_ENTITY', outlineTypename: 'KeyTransactionEntityOutline', entityTypename: 'KeyTransactionEntity' },
 };
 
-function guidOf(kind: EntityKind, accountId: number, id: number): string {
+export function guidOf(kind: EntityKind, accountId: number, id: number): string {
   const info = ENTITY_KINDS[kind];
   return entityGuid(accountId, info.domain, info.type, id);
 }

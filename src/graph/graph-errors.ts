@@ -28,6 +28,11 @@ export class GraphError extends GraphQLError {
     return new GraphError('NOT_FOUND', message);
   }
 
+  /** A GUID naming nothing the key can reach: the same words whether it never existed or is another account's. */
+  static entityNotFound(guid: string): GraphError {
+    return new GraphError('NOT_FOUND', `No entity with GUID '${guid}' in the accounts this API key can reach`);
+  }
+
   /** An account the key may not reach: the same answer whether or not it exists. */
   static forbidden(accountId: number): GraphError {
     return new GraphError('FORBIDDEN', `Access denied: this API key cannot reach account ${accountId}`);

@@ -3,7 +3,7 @@ import { quoteNrqlString } from '../../nrql/literals.js';
 import { parse } from '../../nrql/parser.js';
 import type { Condition } from '../../nrql/ast.js';
 import type { GraphContext } from '../graph-context.js';
-import { ENTITY_KINDS, apmEntity, entityName, type GraphEntity } from '../entity-model.js';
+import { ENTITY_KINDS, apmEntity, entityName, guidOf, type GraphEntity } from '../entity-model.js';
 import { AccountView } from './account-view.js';
 import { runNrql, type NrqlArgs } from './nrql-resolvers.js';
 
@@ -43,10 +43,6 @@ async function lastDataAt(entity: GraphEntity, ctx: GraphContext): Promise<numbe
   }
 }
 
-function createdAt(entity: GraphEntity): number | null {
-  return 'createdAt' in entity.record ? (entity.record.createdAt as number) : null;
-}
-
 /** Tags every entity carries, as New Relic's do: its account, and what the kind knows. */
 export function entityTags(entity: GraphEntity, ctx: GraphContext): Map<string, string[]> {
   const account = ctx.services.catalog.account(entity.accountId);
@@ -81,8 +77,8 @@ const COMMON: Record<string, Resolver<any>> = {
   reporting: (e, _a, ctx) => entityReporting(e, ctx),
   permalink: (e, _a, ctx) => `${ctx.origin}/redirect/entity/${e.guid}`,
   tags: (e, _a, ctx) => [...entityTags(e, ctx)].filter(([key]) => !e.tagFilter || e.tagFilter.has(key)).map(([key, values]) => ({ key, values })),
-  firstIndexedAt: (e) => createdAt(e),
-  indexedAt: (e) => createdAt(e),
+  firstIndexedAt: (e) => e.record.createdAt,
+  indexedAt: (e) => e.record.createdAt,
   lastReportingChangeAt: (e, _a, ctx) => lastReportingChangeAt(e, ctx),
 };
 
@@ -111,7 +107,7 @@ const KEY_TRANSACTION_FULL: Record<string, Resolver<any>> = {
 export function keyTransactionApplication(ctx: GraphContext, accountId: number, appId: number): { guid: string; entity: GraphEntity | null } {
   const app = ctx.services.catalog.application(appId);
   const entity = app ? apmEntity(app) : null;
-  return { guid: entity?.guid ?? apmEntity({ id: appId, accountId } as never).guid, entity };
+  return { guid: guidOf('apm', accountId, appId), entity };
 }
 
 const BROWSER: Record<string, Resolver<any>> = {

@@ -39,7 +39,7 @@ export function searchCondition(args: Pick<EntitySearchArgs, 'query' | 'queryBui
 
 /** What search reads of an entity. */
 export async function searchableEntity(entity: GraphEntity, ctx: GraphContext): Promise<SearchableEntity> {
-  const created = 'createdAt' in entity.record ? (entity.record.createdAt as number) : null;
+  const created = entity.record.createdAt;
   return {
     guid: entity.guid,
     name: entity.record.name,

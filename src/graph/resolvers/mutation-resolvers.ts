@@ -76,16 +76,16 @@ async function deleteApplication(ctx: GraphContext, guid: string) {
       try {
         await ctx.services.catalog.deleteApplication(entity.record.id);
       } catch (error) {
-        if (error instanceof ApplicationNotFoundError) throw GraphError.notFound(`No entity with GUID '${guid}' in the accounts this API key can reach`);
+        if (error instanceof ApplicationNotFoundError) throw GraphError.entityNotFound(guid);
         throw error;
       }
       break;
     }
     case 'browser':
-      if (!(await ctx.services.entities.browserApplications.delete(entity.record.id))) throw GraphError.notFound(`No entity with GUID '${guid}' in the accounts this API key can reach`);
+      if (!(await ctx.services.entities.browserApplications.delete(entity.record.id))) throw GraphError.entityNotFound(guid);
       break;
     case 'mobile':
-      if (!(await ctx.services.entities.mobileApplications.delete(entity.record.id))) throw GraphError.notFound(`No entity with GUID '${guid}' in the accounts this API key can reach`);
+      if (!(await ctx.services.entities.mobileApplications.delete(entity.record.id))) throw GraphError.entityNotFound(guid);
       break;
   }
   return { success: true };
@@ -173,14 +173,14 @@ async function updateKeyTransaction(ctx: GraphContext, args: { guid: string; apd
     ...(args.apdexTarget !== undefined && args.apdexTarget !== null ? { apdexT: args.apdexTarget } : {}),
     ...(args.browserApdexTarget !== undefined && args.browserApdexTarget !== null ? { browserApdexT: args.browserApdexTarget } : {}),
   }));
-  if (!kt) throw GraphError.notFound(`No entity with GUID '${args.guid}' in the accounts this API key can reach`);
+  if (!kt) throw GraphError.entityNotFound(args.guid);
   const { guid: _guid, metricName: _metricName, ...result } = keyTransactionResult(ctx, keyTransactionEntity(kt) as Extract<GraphEntity, { kind: 'keyTransaction' }>);
   return result;
 }
 
 async function deleteKeyTransaction(ctx: GraphContext, args: { guid: string }) {
   const entity = targetOfKind(ctx, args.guid, ['keyTransaction'], 'keyTransactionDelete');
-  if (!(await ctx.services.entities.keyTransactions.delete(entity.record.id))) throw GraphError.notFound(`No entity with GUID '${args.guid}' in the accounts this API key can reach`);
+  if (!(await ctx.services.entities.keyTransactions.delete(entity.record.id))) throw GraphError.entityNotFound(args.guid);
   return { success: true };
 }
 

@@ -20,7 +20,7 @@ export function targetEntity(ctx: GraphContext, guid: string, argument = 'guid')
     throw GraphError.invalidInput(`${argument} '${guid}' is not an entity GUID: expected unpadded base64 of accountId|DOMAIN|TYPE|domainId`);
   }
   const entity = entityByGuid(ctx.services, guid);
-  if (!entity || !ctx.canRead(entity.accountId)) throw GraphError.notFound(`No entity with GUID '${guid}' in the accounts this API key can reach`);
+  if (!entity || !ctx.canRead(entity.accountId)) throw GraphError.entityNotFound(guid);
   return entity;
 }
 

@@ -358,6 +358,6 @@ export async function updateAgentApplicationSettings(ctx: GraphContext, guid: st
   else if (entity.kind === 'browser') await updateBrowser(ctx, entity, s, refusals);
   else await updateMobile(ctx, entity, s, refusals);
   const now = entityByGuid(ctx.services, guid);
-  if (!now) throw GraphError.notFound(`No entity with GUID '${guid}' in the accounts this API key can reach`);
+  if (!now) throw GraphError.entityNotFound(guid);
   return updateResult(ctx, now, refusals.errors);
 }
