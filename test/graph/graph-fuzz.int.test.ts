@@ -236,15 +236,16 @@ function sentAttributes(field: string, args: Record<string, any>): Record<string
   const text = (name: string, value: unknown) => {
     if (typeof value === 'string' && value !== '' && [...value].length <= 4096) out[name] = value;
   };
-  if (field === 'changeTrackingCreateDeployment') {
-    for (const name of ['version', 'changelog', 'commit', 'deepLink', 'description', 'user', 'groupId']) text(name, args.deployment?.[name]);
-    return out;
+  const deployment = field === 'changeTrackingCreateDeployment';
+  const input = (deployment ? args.deployment : args.changeTrackingEvent) ?? {};
+  if (deployment) {
+    for (const name of ['version', 'changelog', 'commit', 'deepLink', 'description', 'user', 'groupId']) text(name, input[name]);
+  } else {
+    for (const name of ['description', 'shortDescription', 'user', 'groupId']) text(name, input[name]);
+    const fields = input.categoryAndTypeData?.categoryFields;
+    for (const name of ['version', 'changelog', 'commit', 'deepLink']) text(name, fields?.deployment?.[name]);
+    text('featureFlagId', fields?.featureFlag?.featureFlagId);
   }
-  const input = args.changeTrackingEvent ?? {};
-  for (const name of ['description', 'shortDescription', 'user', 'groupId']) text(name, input[name]);
-  const fields = input.categoryAndTypeData?.categoryFields;
-  for (const name of ['version', 'changelog', 'commit', 'deepLink']) text(name, fields?.deployment?.[name]);
-  text('featureFlagId', fields?.featureFlag?.featureFlagId);
   for (const [name, value] of Object.entries(input.customAttributes ?? {})) {
     if (typeof value === 'string') text(`customAttributes.${name}`, value);
     else if (typeof value === 'number' || typeof value === 'boolean') out[`customAttributes.${name}`] = value;
