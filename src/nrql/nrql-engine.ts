@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.js';
-import { QueryTimeoutError, type PlanExecutor } from '../store/plan-executor.js';
+import { QueryTimeoutError, QueryTooDeepError, type PlanExecutor } from '../store/plan-executor.js';
 import { analyze, type AnalyzedQuery } from './analyze.js';
 import type { Condition, Query } from './ast.js';
 import type { NrqlDictionaries } from './dictionaries.js';
@@ -73,6 +73,8 @@ export class NrqlEngine {
       if (error instanceof QueryTimeoutError) {
         throw new NrqlError('NRQL_TIMEOUT', `The query ran longer than its ${timeoutMs / 1000} s timeout and was cancelled; narrow its time window or its facets`);
       }
+      // The parser bounds the tree's depth; this is the engine's own bound, should its SQL nest deeper still.
+      if (error instanceof QueryTooDeepError) throw new NrqlError('NRQL_LIMIT_EXCEEDED', 'The query nests too deeply for the engine; split long chains of operators or conditions');
       throw error;
     }
   }

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { stripSpans, type SelectQuery } from './ast.js';
 import { NRQL_ERROR_CODES, NrqlError, type NrqlErrorCode } from './nrql-error.js';
-import { MAX_NESTING, parse } from './parser.js';
+import { MAX_NESTING, MAX_TREE_DEPTH, parse } from './parser.js';
 import { NRQL_PATTERN_QUERIES, NRQL_WORKED_EXAMPLES } from '../../test/helpers/nrql-examples.js';
 
 // Expected trees are written without spans and compared with `stripSpans(parse(…))`.
@@ -455,4 +455,15 @@ test('nesting deeper than the limit is LIMIT_EXCEEDED at the first token too dee
   const text = `SELECT ${'abs('.repeat(MAX_NESTING + 1)}x${')'.repeat(MAX_NESTING + 1)} FROM T`;
   const offset = 7 + MAX_NESTING * 4 + 3;
   fails(text, NRQL_ERROR_CODES.LIMIT_EXCEEDED, `Error at line 1 position ${offset + 1}, expressions nest deeper than ${MAX_NESTING} levels`, { start: offset, end: offset + 1 });
+});
+
+test('chains of operators count toward the tree depth: past MAX_TREE_DEPTH is LIMIT_EXCEEDED, not a DuckDB depth error', () => {
+  // `SELECT 2*2*…*2` with n factors: the query, n − 1 products and the last number, n + 1 levels.
+  const chain = (n: number) => `SELECT ${Array(n).fill('2').join('*')} FROM T`;
+  assert.equal(parse(chain(MAX_TREE_DEPTH - 1)).kind, 'select');
+  assert.throws(
+    () => parse(chain(MAX_TREE_DEPTH)),
+    (e: unknown) => e instanceof NrqlError && e.code === NRQL_ERROR_CODES.LIMIT_EXCEEDED && /nests deeper than 400 levels/.test(e.message),
+  );
+  assert.throws(() => parse(chain(900)), (e: unknown) => e instanceof NrqlError && e.code === NRQL_ERROR_CODES.LIMIT_EXCEEDED);
 });

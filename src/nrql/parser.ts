@@ -29,7 +29,36 @@ export function parse(text: string): Query {
       { start: 0, end: text.length },
     );
   }
-  return new Parser(text, lex(text)).query();
+  const query = new Parser(text, lex(text)).query();
+  const deepest = deepestNode(query, MAX_TREE_DEPTH);
+  if (deepest) {
+    throw new NrqlError(
+      NRQL_ERROR_CODES.LIMIT_EXCEEDED,
+      `${where(text, deepest.start)}, the query nests deeper than ${MAX_TREE_DEPTH} levels (each chained operator counts as one: ` +
+        `a*b*c is two); split long chains of operators or conditions`,
+      deepest,
+    );
+  }
+  return query;
+}
+
+/**
+ * How deep the syntax tree may be: chains such as `2*2*…*2` or `a AND b AND …` parse without
+ * recursion but become one level each, and DuckDB refuses expressions past 1,000 of its levels
+ * (`max_expression_depth`), which a chain of about 500 operators reaches; 400 still runs.
+ */
+export const MAX_TREE_DEPTH = 400;
+
+/** The span of a node deeper than `limit` nodes (counting those with a `kind`), if any. */
+function deepestNode(node: unknown, limit: number, depth = 0): Span | undefined {
+  if (typeof node !== 'object' || node === null) return undefined;
+  const counted = 'kind' in node;
+  if (counted && depth + 1 > limit) return (node as { span?: Span }).span ?? { start: 0, end: 0 };
+  for (const child of Array.isArray(node) ? node : Object.values(node)) {
+    const found = deepestNode(child, limit, counted ? depth + 1 : depth);
+    if (found) return found;
+  }
+  return undefined;
 }
 
 /** Clause names as messages and duplicate checks spell them. */

@@ -43,6 +43,9 @@ export interface QueryOptions {
   readonly deadline?: number;
 }
 
+/** DuckDB refused the statement for nesting past its expression depth (`max_expression_depth`). */
+export class QueryTooDeepError extends Error {}
+
 export class QueryTimeoutError extends Error {
   constructor(readonly timeoutMs: number) {
     super(`the query ran longer than ${timeoutMs} ms and was cancelled`);
@@ -158,6 +161,7 @@ export class DuckDbPlanExecutor implements PlanExecutor {
       return columns;
     } catch (error) {
       if (timedOut) throw new QueryTimeoutError(options.timeoutMs ?? budgetMs!);
+      if (error instanceof Error && /Max expression depth limit/.test(error.message)) throw new QueryTooDeepError(error.message);
       throw error;
     } finally {
       if (timer) clearTimeout(timer);

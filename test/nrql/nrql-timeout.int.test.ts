@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { DuckDbPlanExecutor, QueryTimeoutError } from '../../src/store/plan-executor.js';
+import { DuckDbPlanExecutor, QueryTimeoutError, QueryTooDeepError } from '../../src/store/plan-executor.js';
 import { ManualClock } from '../helpers/rest-fixture.js';
 import { startTestServer, TEST_API_KEY, type TestServer } from '../helpers/test-server.js';
 
@@ -67,5 +67,11 @@ describe('one timeout budget per query', () => {
     after(() => executor.close());
     await assert.rejects(executor.run({ sql: 'SELECT 1', params: [] }, { timeoutMs: 5_000, deadline: performance.now() - 1 }), QueryTimeoutError);
     assert.deepEqual(await executor.run({ sql: 'SELECT 41 + 1', params: [] }, { timeoutMs: 5_000, deadline: performance.now() + 5_000 }), [[42]]);
+  });
+
+  it('SQL nested past DuckDB\'s expression depth is a QueryTooDeepError the engine can name, not a bare engine error', async () => {
+    const executor = new DuckDbPlanExecutor(ts.server.db);
+    after(() => executor.close());
+    await assert.rejects(executor.run({ sql: `SELECT ${Array(1200).fill('1').join(' + ')}`, params: [] }), QueryTooDeepError);
   });
 });
