@@ -55,6 +55,16 @@ export async function buildApiApp(deps: ApiDeps): Promise<FastifyInstance> {
   // Behind a TLS-terminating proxy, `Link` targets must name the scheme and host the client used.
   const app = Fastify({ ...fastifyBaseOptions(deps.logger), trustProxy: true }) as unknown as FastifyInstance;
 
+  // Routes outside the REST, v0, Event API and graph plugins (health, the index, the NRQL route)
+  // answer in REST's error shape; an unexpected failure is logged and says nothing of internals.
+  app.setErrorHandler((error: Error & { statusCode?: number }, request, reply) => {
+    if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
+      return reply.code(error.statusCode).send({ error: { title: error.message } });
+    }
+    request.log.error({ err: error }, 'request failed');
+    return reply.code(500).send({ error: { title: 'Internal server error' } });
+  });
+
   app.get('/healthz', async (_request, reply) => {
     if (!deps.ready()) return reply.code(503).send({ status: 'starting' });
     return { status: 'ok' };

@@ -75,3 +75,19 @@ describe('one timeout budget per query', () => {
     await assert.rejects(executor.run({ sql: `SELECT ${Array(1200).fill('1').join(' + ')}`, params: [] }), QueryTooDeepError);
   });
 });
+
+describe('the NRQL route’s refusals outside the engine', () => {
+  let ts: TestServer;
+  before(async () => {
+    ts = await startTestServer({}, { clock: new ManualClock(NOW) });
+  });
+  after(() => ts?.stop());
+
+  it('a body that is not JSON is a 400 in REST’s error shape, not Fastify’s', async () => {
+    const res = await ts.server.api.inject({
+      method: 'POST', url: '/timeslice/v1/nrql', headers: { 'x-api-key': TEST_API_KEY, 'content-type': 'application/json' }, payload: '{bad',
+    });
+    assert.equal(res.statusCode, 400);
+    assert.deepEqual(JSON.parse(res.body), { error: { title: "Body is not valid JSON but content-type is set to 'application/json'" } });
+  });
+});
