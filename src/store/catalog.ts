@@ -414,6 +414,19 @@ export class Catalog {
   }
 
   /**
+   * Runs `work` for application `id` while it exists and cannot be deleted: creating what belongs
+   * to it (a key transaction, its browser side) cannot race its deletion and leave a row behind.
+   * `work` must not call back into the catalog's writes. ApplicationNotFoundError when it is gone.
+   */
+  async whileApplicationExists<T>(id: number, work: (app: Application) => Promise<T>): Promise<T> {
+    return this.mutex.run(async () => {
+      const app = this.apps.get(id);
+      if (!app) throw new ApplicationNotFoundError(id);
+      return work(app);
+    });
+  }
+
+  /**
    * Marks a data call in progress on a run, until the returned function is called: a deletion
    * waits for the calls on the runs it shuts down, so none of their rows lands after it.
    */

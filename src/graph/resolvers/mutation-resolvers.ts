@@ -3,7 +3,7 @@ import { browserLoader } from '../../domain/agent-settings.js';
 import { browserLoaderScript } from '../../domain/browser-loader-script.js';
 import { StoreBusyError } from '../../store/batch-writer.js';
 import { BROWSER_LOADER_TYPES, type BrowserApplication, type BrowserSettings } from '../../store/browser-applications.js';
-import { ApplicationNotFoundError } from '../../store/catalog.js';
+import { ApplicationNotFoundError, type Application } from '../../store/catalog.js';
 import { ChangeTrackingInputError, Deployments, type ChangeTrackingEntity, type ChangeTrackingEventInput } from '../../store/deployments.js';
 import {
   checkedDeployment, checkedEvent, deploymentView, eventView,
@@ -58,6 +58,16 @@ function browserSettingsInput(input: { cookiesEnabled?: boolean | null; distribu
 
 function loaderScriptOf(app: BrowserApplication, ctx: GraphContext): string {
   return browserLoaderScript({ accountId: app.accountId, applicationId: app.id, browserMonitoringKey: app.browserMonitoringKey, settings: app.settings, origin: ctx.origin });
+}
+
+/** `work` while the APM application exists and cannot be deleted; NOT_FOUND once it is gone. */
+async function ofLiveApplication<T>(ctx: GraphContext, guid: string, appId: number, work: (app: Application) => Promise<T>): Promise<T> {
+  try {
+    return await ctx.services.catalog.whileApplicationExists(appId, work);
+  } catch (error) {
+    if (error instanceof ApplicationNotFoundError) throw GraphError.entityNotFound(guid);
+    throw error;
+  }
 }
 
 async function deleteApplication(ctx: GraphContext, guid: string) {
@@ -118,22 +128,22 @@ async function createBrowser(ctx: GraphContext, args: { accountId: number; name:
 async function enableApmBrowser(ctx: GraphContext, args: { guid: string; settings?: Parameters<typeof browserSettingsInput>[0] }) {
   const entity = targetOfKind(ctx, args.guid, ['apm'], 'agentApplicationEnableApmBrowser');
   const settings = browserSettingsInput(args.settings);
-  const existing = browserSideOf(ctx, entity.record);
-  let side: BrowserApplication;
-  if (existing) {
+  // Checked and created while the application cannot be deleted, and one call at a time: a second
+  // concurrent call finds the side the first made.
+  const side = await ofLiveApplication(ctx, args.guid, entity.record.id, async (app) => {
+    const existing = browserSideOf(ctx, app);
+    if (!existing) {
+      return storeCall(() => ctx.services.entities.browserApplications.create({ accountId: app.accountId, name: app.name, settings, apmApplicationId: app.id }));
+    }
     const differing = (Object.keys(settings) as (keyof BrowserSettings)[]).filter((k) => settings[k] !== existing.settings[k]);
     if (differing.length > 0) {
       throw GraphError.invalidInput(
-        `Application ${entity.record.id} already has browser monitoring (browser application ${existing.id}) with ` +
+        `Application ${app.id} already has browser monitoring (browser application ${existing.id}) with ` +
           `${differing.map((k) => `${k} ${String(existing.settings[k])}`).join(', ')}; change its settings with agentApplicationSettingsUpdate`,
       );
     }
-    side = existing;
-  } else {
-    side = await storeCall(() => ctx.services.entities.browserApplications.create({
-      accountId: entity.accountId, name: entity.record.name, settings, apmApplicationId: entity.record.id,
-    }));
-  }
+    return existing;
+  });
   return { name: side.name, settings: side.settings };
 }
 
@@ -159,10 +169,10 @@ function keyTransactionResult(ctx: GraphContext, entity: Extract<GraphEntity, { 
 }
 
 async function createKeyTransaction(ctx: GraphContext, args: { apdexTarget: number; applicationGuid: string; browserApdexTarget: number; metricName: string; name: string }) {
-  const app = targetOfKind(ctx, args.applicationGuid, ['apm'], 'keyTransactionCreate', 'applicationGuid');
-  const kt = await storeCall(() => ctx.services.entities.keyTransactions.create({
-    application: app.record, name: args.name, metricName: args.metricName, apdexT: args.apdexTarget, browserApdexT: args.browserApdexTarget,
-  }));
+  const target = targetOfKind(ctx, args.applicationGuid, ['apm'], 'keyTransactionCreate', 'applicationGuid');
+  const kt = await ofLiveApplication(ctx, args.applicationGuid, target.record.id, (app) => storeCall(() => ctx.services.entities.keyTransactions.create({
+    application: app, name: args.name, metricName: args.metricName, apdexT: args.apdexTarget, browserApdexT: args.browserApdexTarget,
+  })));
   return keyTransactionResult(ctx, keyTransactionEntity(kt) as Extract<GraphEntity, { kind: 'keyTransaction' }>);
 }
 
