@@ -3,6 +3,7 @@ import { quoteNrqlString } from '../../nrql/literals.js';
 import { parse } from '../../nrql/parser.js';
 import type { Condition } from '../../nrql/ast.js';
 import type { GraphContext } from '../graph-context.js';
+import { GraphError } from '../graph-errors.js';
 import { ENTITY_KINDS, apmEntity, entityName, guidOf, type GraphEntity } from '../entity-model.js';
 import { AccountView } from './account-view.js';
 import { runNrql, type NrqlArgs } from './nrql-resolvers.js';
@@ -55,9 +56,31 @@ export function entityTags(entity: GraphEntity, ctx: GraphContext): Map<string, 
   return tags;
 }
 
-/** The condition `entity { nrdbQuery }` adds: the entity's GUID, as its telemetry carries it. */
+/**
+ * The condition `entity { nrdbQuery }` adds, naming the entity's own data as each kind's data
+ * names it: an APM application's telemetry carries its GUID (`entity.guid`); a browser or mobile
+ * application's events carry its name (`appName`), as their summaries read them; a key
+ * transaction's data is its application's under the transaction's name (`metricTimesliceName` on
+ * Metric rows, `name` on Transaction events).
+ */
 function entityCondition(entity: GraphEntity): Condition {
-  const parsed = parse(`SELECT count(*) FROM Metric WHERE entity.guid = ${quoteNrqlString(entity.guid)}`);
+  const q = quoteNrqlString;
+  let text: string;
+  switch (entity.kind) {
+    case 'apm':
+      text = `entity.guid = ${q(entity.guid)}`;
+      break;
+    case 'browser':
+    case 'mobile':
+      text = `appName = ${q(entity.record.name)}`;
+      break;
+    case 'keyTransaction': {
+      const metric = q(entity.record.metricName);
+      text = `entity.guid = ${q(guidOf('apm', entity.accountId, entity.record.appId))} AND (metricTimesliceName = ${metric} OR name = ${metric})`;
+      break;
+    }
+  }
+  const parsed = parse(`SELECT count(*) FROM Metric WHERE ${text}`);
   if (parsed.kind !== 'select' || !parsed.where) throw new Error('unreachable: the entity condition did not parse');
   const zero = { start: 0, end: 0 };
   return JSON.parse(JSON.stringify(parsed.where, (key, value) => (key === 'span' ? zero : value))) as Condition;
@@ -84,7 +107,11 @@ const COMMON: Record<string, Resolver<any>> = {
 
 /** Fields only full entities (`entity(guid)`) have. */
 const FULL: Record<string, Resolver<any>> = {
-  nrdbQuery: (e, args: NrqlArgs & { nrql: string }, ctx) => runNrql(ctx, [e.accountId], { ...args, query: args.nrql }, entityCondition(e)),
+  nrdbQuery: (e, args: NrqlArgs & { nrql: string }, ctx) => {
+    // The entity's condition has nowhere to go in SHOW EVENT TYPES: it would answer for the whole account.
+    if (/^\s*show\b/i.test(args.nrql)) throw GraphError.invalidInput('nrdbQuery takes a SELECT query: the entity condition is added to its WHERE');
+    return runNrql(ctx, [e.accountId], { ...args, query: args.nrql }, entityCondition(e));
+  },
 };
 
 const APM: Record<string, Resolver<any>> = {
