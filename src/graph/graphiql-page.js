@@ -9,6 +9,14 @@
   const KEY_HEADERS = ['api-key', 'x-api-key'];
   /** Key edits settle before the schema is fetched again with the new key. */
   const KEY_SETTLE_MS = 400;
+  /**
+   * An entity permalink (`/redirect/entity/<guid>`) lands here as `?entity=<guid>`: the editor
+   * opens with that entity's query. Only base64 characters reach the query text.
+   */
+  const permalinkGuid = new URLSearchParams(location.search).get('entity');
+  const ENTITY_QUERY = permalinkGuid && /^[A-Za-z0-9+/]{1,400}$/.test(permalinkGuid)
+    ? `# The entity of a permalink. Run with Ctrl-Enter or ▶.\n{\n  actor {\n    entity(guid: "${permalinkGuid}") {\n      __typename\n      guid\n      name\n      entityType\n      reporting\n      alertSeverity\n      tags {\n        key\n        values\n      }\n    }\n  }\n}\n`
+    : undefined;
   const NO_KEY = 'No API key: put a user API key (NRAK-…) into "Api-Key" in the Headers tab below, or open /graphiql#key=NRAK-…';
   const DEFAULT_QUERY = `# Your user and the APM applications your key's
 # account can see. Run with Ctrl-Enter or ▶.
@@ -112,6 +120,7 @@
       {
         fetcher,
         defaultQuery: DEFAULT_QUERY,
+        ...(ENTITY_QUERY ? { query: ENTITY_QUERY } : {}),
         headers: initialHeaders,
         defaultHeaders: initialHeaders,
         shouldPersistHeaders: false,

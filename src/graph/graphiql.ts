@@ -105,6 +105,14 @@ export async function graphiqlPlugin(app: FastifyInstance): Promise<void> {
   const styleHash = `sha256-${sha256(Buffer.from(PAGE_STYLE)).toString('base64')}`;
   const html = pageHtml(assets, PAGE_STYLE);
   const csp = contentSecurityPolicy(styleHash);
+  // Entity permalinks (`permalink` of every entity) open GraphiQL on that entity's query. No
+  // data is shown without the user's key, so the link itself reveals nothing.
+  app.get<{ Params: { guid: string } }>('/redirect/entity/:guid', async (request, reply) => {
+    const guid = request.params.guid;
+    if (!/^[A-Za-z0-9+/]{1,400}$/.test(guid)) return reply.code(404).send({ error: { title: `'${guid.slice(0, 100)}' is not an entity GUID` } });
+    return reply.redirect(`${GRAPHIQL_PATH}?entity=${encodeURIComponent(guid)}`, 302);
+  });
+
   app.get(GRAPHIQL_PATH, async (_request, reply) =>
     reply.type('text/html; charset=utf-8')
       .header('content-security-policy', csp)

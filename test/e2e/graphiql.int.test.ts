@@ -5,6 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { chromium, type Page, type Request } from 'playwright-core';
+import { graphData } from '../helpers/graph-client.js';
 import { connectApp } from '../helpers/rest-fixture.js';
 import { startTestServer, TEST_API_KEY, type TestServer } from '../helpers/test-server.js';
 
@@ -241,8 +242,27 @@ test('GraphiQL in Chromium: root page, its link, a pasted key, the default query
   await second.keyboard.press('Escape');
   await second.locator('.graphiql-dialog-title').waitFor({ state: 'detached', timeout: 10_000 });
 
+  // An entity's permalink (with the key in the fragment, which survives the redirect) opens GraphiQL on that entity.
+  const guid = apmGuid(1, appId);
+  // Asked without a socket, the permalink names inject's origin; its path is what matters.
+  const permalinkPath = new URL((await graphData(ts, `{ actor { entity(guid: "${guid}") { permalink } } }`)).actor.entity.permalink as string).pathname;
+  assert.equal(permalinkPath, `/redirect/entity/${guid}`);
+  const permalink = `${origin}${permalinkPath}`;
+  const third = await context.newPage();
+  watch(third, traffic);
+  await third.goto(`${permalink}#key=${TEST_API_KEY}`);
+  assert.equal(third.url(), `${origin}/graphiql?entity=${encodeURIComponent(guid)}`);
+  await third.waitForSelector(RESULT);
+  assert.ok((await editorValue(third, QUERY_EDITOR)).includes(`entity(guid: "${guid}")`), 'the editor opens on the entity');
+  const entityAnswer = third.waitForResponse((r) => isQuery(r.request()));
+  await third.click('.graphiql-execute-button');
+  await entityAnswer;
+  await third.waitForFunction((sel) => (globalThis as any).document.querySelector(sel)?.CodeMirror.getValue().includes('"data"'), RESULT);
+  const shown = JSON.parse(await editorValue(third, RESULT)).data.actor.entity;
+  assert.deepEqual([shown.__typename, shown.guid, shown.name, shown.entityType], ['ApmApplicationEntity', guid, APP_NAME, 'APM_APPLICATION_ENTITY']);
+
   const paths = new Set(traffic.requests.map((r) => new URL(r.url()).pathname.replace(/graphiql-page-[0-9a-f]{16}\.js$/, 'graphiql-page-#.js')));
-  assert.deepEqual([...paths].sort(), ['/', '/graphiql', ...ASSETS.map((a) => `/graphiql/assets/${a.url}`), '/graphiql/assets/graphiql-page-#.js', '/graphql'].sort());
+  assert.deepEqual([...paths].sort(), ['/', '/graphiql', ...ASSETS.map((a) => `/graphiql/assets/${a.url}`), '/graphiql/assets/graphiql-page-#.js', '/graphql', `/redirect/entity/${guid}`].sort());
   assert.deepEqual(traffic.requests.filter((r) => new URL(r.url()).origin !== origin).map((r) => r.url()), [], 'every request goes to the service');
   assert.deepEqual(traffic.failed, []);
   assert.deepEqual(traffic.badStatus, []);
