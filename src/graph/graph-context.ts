@@ -9,6 +9,9 @@ import type { AsyncNrqlQueries } from './async-nrql.js';
 import { GraphError } from './graph-errors.js';
 import { GraphLoaders } from './graph-loaders.js';
 
+/** Queries one request may run (each alias of `nrql`, `entitySearch`… counts). */
+export const MAX_QUERIES_PER_REQUEST = 50;
+
 /** What the graph API reads and changes: the same stores and engine REST and NRQL use. */
 export interface GraphServices {
   readonly catalog: Catalog;
@@ -42,10 +45,24 @@ export class GraphContext {
   readonly loaders: GraphLoaders;
   /** The request's clock reading: every summary and window in one response ends at the same time. */
   readonly nowMs: number;
+  private queries = 0;
 
   constructor(readonly services: GraphServices, readonly principal: Principal, readonly origin: string) {
     this.nowMs = services.clock.now();
     this.loaders = new GraphLoaders(services, this.nowMs);
+  }
+
+  /**
+   * Counts one query (NRQL, an entity search, a deployment search) against the request's budget.
+   * Aliases let one document ask for any number of them, each holding a read connection for up to
+   * its timeout; past MAX_QUERIES_PER_REQUEST the rest are refused and the document must be split.
+   */
+  spendQuery(): void {
+    if (++this.queries > MAX_QUERIES_PER_REQUEST) {
+      throw GraphError.invalidInput(
+        `A request may run at most ${MAX_QUERIES_PER_REQUEST} queries (NRQL, entity searches, deployment searches); this one asks for more: send them in several requests`,
+      );
+    }
   }
 
   canRead(accountId: number): boolean {

@@ -42,3 +42,26 @@ describe('account.reportingEventTypes', () => {
     }
   });
 });
+
+describe('queries per request', () => {
+  let ts: TestServer;
+  before(async () => {
+    ts = await startTestServer({}, { clock: new ManualClock(NOW) });
+  });
+  after(() => ts?.stop());
+
+  it('50 queries in one document answer; the 51st and later are INVALID_INPUT, each on its own field', async () => {
+    const fields = Array.from({ length: 53 }, (_, i) => `q${i}: nrql(accounts: [1], query: "SELECT count(*) FROM Transaction") { results }`).join(' ');
+    const reply = await graph(ts, `{ actor { ${fields} } }`);
+    assert.equal(reply.status, 200);
+    const answered = Object.entries(reply.body.data.actor).filter(([, v]) => v !== null).map(([k]) => k);
+    assert.equal(answered.length, 50);
+    assert.deepEqual(reply.body.errors?.map((e) => [e.extensions?.errorClass, e.message]), Array.from({ length: 3 }, () => [
+      'INVALID_INPUT', 'A request may run at most 50 queries (NRQL, entity searches, deployment searches); this one asks for more: send them in several requests',
+    ]));
+    // Entity searches count too, against the same budget.
+    const searches = Array.from({ length: 51 }, (_, i) => `s${i}: entitySearch(query: "domain = 'APM'") { count }`).join(' ');
+    const searched = await graph(ts, `{ actor { ${searches} } }`);
+    assert.equal(searched.body.errors?.length, 1);
+  });
+});

@@ -61,6 +61,7 @@ async function deploymentRows(
   const text = `SELECT * FROM ${CHANGE_TRACKING_EVENT_TYPE} WHERE category = ${quoteNrqlString(DEPLOYMENT_CATEGORY)} ` +
     `AND entity.guid = ${quoteNrqlString(entity.guid)} SINCE ${window.start} UNTIL ${window.end} LIMIT ${limit}`;
   try {
+    ctx.spendQuery();
     const answer = await ctx.services.nrql.run(text, { accountIds: [entity.accountId], ...(where ? { where } : {}) });
     return answer.results as Record<string, unknown>[];
   } catch (error) {

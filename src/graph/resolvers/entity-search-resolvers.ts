@@ -72,6 +72,7 @@ function sortOf(args: EntitySearchArgs): SearchSort[] {
 
 /** `actor.entitySearch`: the query is checked at once; the search runs once, when a field needs it. */
 export function entitySearch(ctx: GraphContext, args: EntitySearchArgs) {
+  ctx.spendQuery();
   const { text, condition } = searchCondition(args);
   const sort = sortOf(args);
   let found: ReturnType<typeof matchingEntities> | undefined;

@@ -35,6 +35,7 @@ export function graphErrorOf(error: unknown, query: string): unknown {
  * `nrqlQueryProgress`.
  */
 export async function runNrql(ctx: GraphContext, accountIds: readonly number[], args: NrqlArgs, where?: Condition): Promise<NrqlContainer> {
+  ctx.spendQuery();
   const seconds = Math.min(NRQL_TIMEOUT_SECONDS.max, Math.max(NRQL_TIMEOUT_SECONDS.min, args.timeout ?? NRQL_TIMEOUT_SECONDS.min));
   const run = (timeoutMs: number) => ctx.services.nrql.run(args.query, { accountIds, timeoutMs, ...(where ? { where } : {}) });
   if (args.async) {
