@@ -529,6 +529,7 @@ describe(`${RUNS} generated graph requests (seed ${SEED})`, () => {
       else if (body.errors) count('partial');
       else count('data');
       if (job.kind !== 'raw' && !valid) count('locallyInvalid');
+      for (const feature of job.op.features) count(`uses:${feature}`);
       for (const e of Array.isArray(body?.errors) ? body.errors : []) count(`class:${e?.extensions?.errorClass}`);
       if (body?.data) {
         harvestValues(body.data, dynamic);
