@@ -19,7 +19,8 @@ export const MAX_RUNNING_PER_USER = 25;
 export type AsyncQueryState =
   | { readonly kind: 'running'; readonly queryId: string; readonly retryDeadline: number }
   | { readonly kind: 'done'; readonly queryId: string; readonly answer: NrqlAnswer; readonly wallClockMs: number }
-  | { readonly kind: 'failed'; readonly queryId: string; readonly error: unknown };
+  /** `query`: the text the error's position is in. */
+  | { readonly kind: 'failed'; readonly queryId: string; readonly error: unknown; readonly query: string };
 
 interface Entry {
   readonly queryId: string;
@@ -48,7 +49,7 @@ export class AsyncNrqlQueries {
    * the id of a query that goes on. Refused (TOO_MANY_REQUESTS, which clients retry) while the
    * user has `MAX_RUNNING_PER_USER` queries going on.
    */
-  async start(owner: { userId: number; accountIds: readonly number[] }, waitMs: number, work: () => Promise<NrqlAnswer>): Promise<AsyncQueryState> {
+  async start(owner: { userId: number; accountIds: readonly number[] }, waitMs: number, query: string, work: () => Promise<NrqlAnswer>): Promise<AsyncQueryState> {
     this.forgetExpired();
     const running = [...this.entries.values()].filter((e) => e.userId === owner.userId && e.state.kind === 'running').length;
     if (running >= MAX_RUNNING_PER_USER) {
@@ -70,7 +71,7 @@ export class AsyncNrqlQueries {
     };
     const finished = work().then(
       (answer) => ({ kind: 'done', queryId, answer, wallClockMs: performance.now() - started }) as const,
-      (error: unknown) => ({ kind: 'failed', queryId, error }) as const,
+      (error: unknown) => ({ kind: 'failed', queryId, error, query }) as const,
     );
     let timer: NodeJS.Timeout | undefined;
     const waited = await Promise.race([finished, new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), waitMs)))]);

@@ -77,7 +77,7 @@ export function decodeGuid(guid: string): ReturnType<typeof parseEntityGuid> {
 /** The entity a GUID names, if it exists (in any account: callers check access). */
 export function entityByGuid(services: GraphServices, guid: string): GraphEntity | undefined {
   const parts = decodeGuid(guid);
-  if (!parts || !/^[1-9]\d{0,15}$/.test(parts.domainId)) return undefined;
+  if (!parts || !/^[1-9]\d*$/.test(parts.domainId) || !Number.isSafeInteger(Number(parts.domainId))) return undefined;
   const kind = kindOf(parts.domain, parts.type);
   const id = Number(parts.domainId);
   let entity: GraphEntity | undefined;

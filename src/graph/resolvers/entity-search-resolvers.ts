@@ -75,6 +75,8 @@ export function entitySearch(ctx: GraphContext, args: EntitySearchArgs) {
   ctx.spendQuery();
   const { text, condition } = searchCondition(args);
   const sort = sortOf(args);
+  // A cursor belongs to the query and everything that decides its matches: tag case too.
+  const cursorBinding = args.options?.caseSensitiveTagMatching ? `${text}\u0000caseSensitiveTagMatching` : text;
   let found: ReturnType<typeof matchingEntities> | undefined;
   const run = () => (found ??= matchingEntities(ctx, condition, args.options?.caseSensitiveTagMatching ?? false));
   return {
@@ -86,7 +88,7 @@ export function entitySearch(ctx: GraphContext, args: EntitySearchArgs) {
       const hits = await run();
       const byGuid = new Map(hits.map((h) => [h.searchable.guid, h.entity]));
       try {
-        const page = searchPage(hits.map((h) => h.searchable), { sort, limit: args.options?.limit ?? undefined, cursor: cursor ?? undefined, queryText: text });
+        const page = searchPage(hits.map((h) => h.searchable), { sort, limit: args.options?.limit ?? undefined, cursor: cursor ?? undefined, queryText: cursorBinding });
         // `options.tagFilter` picks the tags shown; it does not filter entities.
         const tagFilter = args.options?.tagFilter ? new Set(args.options.tagFilter) : undefined;
         const entities = page.entities.map((s) => byGuid.get(s.guid)!);

@@ -46,7 +46,7 @@ export async function runNrql(ctx: GraphContext, accountIds: readonly number[], 
     } catch (error) {
       throw graphErrorOf(error, args.query);
     }
-    return containerOf(await ctx.services.asyncQueries.start(owner, seconds * 1000, () => run(ASYNC_QUERY_MAX_SECONDS * 1000)), args.query, false);
+    return containerOf(await ctx.services.asyncQueries.start(owner, seconds * 1000, args.query, () => run(ASYNC_QUERY_MAX_SECONDS * 1000)), false);
   }
   const started = performance.now();
   try {
@@ -62,16 +62,16 @@ export function nrqlQueryProgress(ctx: GraphContext, accountIds: readonly number
   if (!state) {
     throw GraphError.notFound(`No async query '${queryId}' for these accounts: it is unknown, its result expired, or another key ran it`);
   }
-  return containerOf(state, '', true);
+  return containerOf(state, true);
 }
 
 /** An async query's container; one that finished within its first wait has no id to poll. */
-function containerOf(state: AsyncQueryState, query: string, polled: boolean): NrqlContainer {
+function containerOf(state: AsyncQueryState, polled: boolean): NrqlContainer {
   switch (state.kind) {
     case 'done':
       return NrqlContainer.finished(state.answer, state.wallClockMs, polled ? state.queryId : null);
     case 'failed':
-      throw graphErrorOf(state.error, query);
+      throw graphErrorOf(state.error, state.query);
     case 'running':
       return NrqlContainer.running(state.queryId, state.retryDeadline);
   }
