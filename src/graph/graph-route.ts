@@ -14,6 +14,7 @@ import { DocumentCache } from './document-cache.js';
 import { GraphContext, type GraphServices, type Principal } from './graph-context.js';
 import type { GraphErrorClass } from './graph-errors.js';
 import { buildGraphSchema } from './graph-schema.js';
+import { isWellFormedText } from './validation-rules.js';
 
 export const GRAPH_PATH = '/graphql';
 /** Request bodies, as sent and once inflated. */
@@ -181,10 +182,35 @@ function graphRequest(body: unknown, viaGet: boolean): GraphRequest & { viaGet?:
 async function run(schema: GraphQLSchema, documents: DocumentCache, body: GraphRequest & { viaGet?: boolean }, ctx: GraphContext): Promise<ExecutionResult> {
   const checked = documents.get(body.query);
   if ('errors' in checked) return { errors: checked.errors };
+  const malformed = malformedTextAt(body.variables, '$');
+  if (malformed) {
+    return { errors: [new GraphQLError(`Variable ${malformed} holds a lone UTF-16 surrogate (an unpaired \\uD800–\\uDFFF): send well-formed Unicode`, {
+      extensions: { errorClass: 'INVALID_INPUT' },
+    })] };
+  }
   if (body.viaGet && operationOf(checked.document, body.operationName)?.operation === 'mutation') {
     throw new TransportError(405, 'INVALID_INPUT', 'Mutations must be sent with POST');
   }
   return execute({ schema, document: checked.document, contextValue: ctx, variableValues: body.variables, operationName: body.operationName });
+}
+
+/** Where in the variables a string (value or key) is not well-formed Unicode, as `$name.key[2]`. */
+function malformedTextAt(value: unknown, path: string): string | undefined {
+  if (typeof value === 'string') return isWellFormedText(value) ? undefined : path;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = malformedTextAt(value[i], `${path}[${i}]`);
+      if (found) return found;
+    }
+  } else if (typeof value === 'object' && value !== null) {
+    for (const [key, item] of Object.entries(value)) {
+      const at = path === '$' ? `$${key}` : `${path}.${key}`;
+      if (!isWellFormedText(key)) return at;
+      const found = malformedTextAt(item, at);
+      if (found) return found;
+    }
+  }
+  return undefined;
 }
 
 function operationOf(document: DocumentNode, name: string | undefined): OperationDefinitionNode | undefined {

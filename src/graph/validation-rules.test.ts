@@ -42,3 +42,4 @@ describe('validation rules: NerdGraph is laxer than GraphQL in two places client
     ]);
   });
 });
+

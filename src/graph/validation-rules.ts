@@ -89,6 +89,17 @@ function variablesInAllowedPositionsOrItems(context: ValidationContext): ASTVisi
   };
 }
 
+/**
+ * A UTF-16 surrogate without its pair: text no store keeps as sent (it becomes U+FFFD), so what a
+ * mutation answered and what is read back would differ. graphql-js refuses such characters in a
+ * document's string literals; variables arrive as JSON, which can hold them.
+ */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+export function isWellFormedText(text: string): boolean {
+  return !LONE_SURROGATE.test(text);
+}
+
 /** GraphQL's specified rules with the two above in place of the strict ones. */
 export const GRAPH_VALIDATION_RULES: readonly ValidationRule[] = specifiedRules.map((rule) => {
   if (rule === OverlappingFieldsCanBeMergedRule) return overlapsOfOneShape;

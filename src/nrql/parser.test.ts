@@ -463,7 +463,7 @@ test('chains of operators count toward the tree depth: past MAX_TREE_DEPTH is LI
   assert.equal(parse(chain(MAX_TREE_DEPTH - 1)).kind, 'select');
   assert.throws(
     () => parse(chain(MAX_TREE_DEPTH)),
-    (e: unknown) => e instanceof NrqlError && e.code === NRQL_ERROR_CODES.LIMIT_EXCEEDED && /nests deeper than 400 levels/.test(e.message),
+    (e: unknown) => e instanceof NrqlError && e.code === NRQL_ERROR_CODES.LIMIT_EXCEEDED && /nests deeper than 300 levels/.test(e.message),
   );
   assert.throws(() => parse(chain(900)), (e: unknown) => e instanceof NrqlError && e.code === NRQL_ERROR_CODES.LIMIT_EXCEEDED);
 });

@@ -45,9 +45,9 @@ export function parse(text: string): Query {
 /**
  * How deep the syntax tree may be: chains such as `2*2*…*2` or `a AND b AND …` parse without
  * recursion but become one level each, and DuckDB refuses expressions past 1,000 of its levels
- * (`max_expression_depth`), which a chain of about 500 operators reaches; 400 still runs.
+ * (`max_expression_depth`), which a chain of about 500 operators reaches; 300 leaves room for SQL that nests more per level.
  */
-export const MAX_TREE_DEPTH = 400;
+export const MAX_TREE_DEPTH = 300;
 
 /** The span of a node deeper than `limit` nodes (counting those with a `kind`), if any. */
 function deepestNode(node: unknown, limit: number, depth = 0): Span | undefined {

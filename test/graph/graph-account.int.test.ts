@@ -65,3 +65,28 @@ describe('queries per request', () => {
     assert.equal(searched.body.errors?.length, 1);
   });
 });
+
+describe('text that is not well-formed Unicode', () => {
+  let ts: TestServer;
+  before(async () => {
+    ts = await startTestServer({}, { clock: new ManualClock(NOW) });
+  });
+  after(() => ts?.stop());
+
+  it('a variable holding a lone surrogate is refused before anything runs, and nothing is stored', async () => {
+    const reply = await graph(ts, 'mutation($name: String!) { agentApplicationCreateMobile(accountId: 1, name: $name) { guid } }', { name: 'shop\ud800' });
+    assert.equal(reply.status, 200);
+    assert.deepEqual(reply.body, {
+      errors: [{ message: 'Variable $name holds a lone UTF-16 surrogate (an unpaired \\uD800–\\uDFFF): send well-formed Unicode', extensions: { errorClass: 'INVALID_INPUT' } }],
+    });
+    assert.deepEqual(ts.server.entities.mobileApplications.list(1), []);
+    // Nested in an input object, and as a key of custom attributes: the path says where.
+    const nested = await graph(ts, 'mutation($e: ChangeTrackingCreateEventInput!) { changeTrackingCreateEvent(changeTrackingEvent: $e) { messages } }', {
+      e: { entitySearch: { query: "domain = 'APM'" }, customAttributes: { ['k\udc00']: 1 } },
+    });
+    assert.equal(nested.body.errors?.[0]?.message, 'Variable $e.customAttributes.k\udc00 holds a lone UTF-16 surrogate (an unpaired \\uD800–\\uDFFF): send well-formed Unicode');
+    // A surrogate pair (an emoji) is well-formed.
+    const emoji = await graph(ts, 'mutation($name: String!) { agentApplicationCreateMobile(accountId: 1, name: $name) { name } }', { name: 'shop \ud83d\ude00' });
+    assert.deepEqual(emoji.body, { data: { agentApplicationCreateMobile: { name: 'shop \ud83d\ude00' } } });
+  });
+});
