@@ -4,6 +4,7 @@ import type { BrowserApplication } from '../store/browser-applications.js';
 import type { KeyTransaction } from '../store/key-transactions.js';
 import type { MobileApplication } from '../store/mobile-applications.js';
 import type { GraphServices } from './graph-context.js';
+import { entityTypeOf } from './entity-search/entity-types.js';
 
 /**
  * The entities the graph API shows, one per thing Timeslice stores: APM applications (made by
@@ -32,11 +33,18 @@ export interface EntityKindInfo {
   readonly entityTypename: string;
 }
 
+/** A kind's facts; its `entityType` is entity search's table's, so the two cannot disagree. */
+function kindInfo(domain: EntityDomain, type: string, outlineTypename: string, entityTypename: string): EntityKindInfo {
+  const entityType = entityTypeOf(domain, type);
+  if (entityType === null) throw new Error(`no entityType for ${domain}/${type}`);
+  return { domain, type, entityType, outlineTypename, entityTypename };
+}
+
 export const ENTITY_KINDS: Readonly<Record<EntityKind, EntityKindInfo>> = {
-  apm: { domain: 'APM', type: 'APPLICATION', entityType: 'APM_APPLICATION_ENTITY', outlineTypename: 'ApmApplicationEntityOutline', entityTypename: 'ApmApplicationEntity' },
-  browser: { domain: 'BROWSER', type: 'APPLICATION', entityType: 'BROWSER_APPLICATION_ENTITY', outlineTypename: 'BrowserApplicationEntityOutline', entityTypename: 'BrowserApplicationEntity' },
-  mobile: { domain: 'MOBILE', type: 'APPLICATION', entityType: 'MOBILE_APPLICATION_ENTITY', outlineTypename: 'MobileApplicationEntityOutline', entityTypename: 'MobileApplicationEntity' },
-  keyTransaction: { domain: 'APM', type: 'KEY_TRANSACTION', entityType: 'KEY_TRANSACTION_ENTITY', outlineTypename: 'KeyTransactionEntityOutline', entityTypename: 'KeyTransactionEntity' },
+  apm: kindInfo('APM', 'APPLICATION', 'ApmApplicationEntityOutline', 'ApmApplicationEntity'),
+  browser: kindInfo('BROWSER', 'APPLICATION', 'BrowserApplicationEntityOutline', 'BrowserApplicationEntity'),
+  mobile: kindInfo('MOBILE', 'APPLICATION', 'MobileApplicationEntityOutline', 'MobileApplicationEntity'),
+  keyTransaction: kindInfo('APM', 'KEY_TRANSACTION', 'KeyTransactionEntityOutline', 'KeyTransactionEntity'),
 };
 
 export function guidOf(kind: EntityKind, accountId: number, id: number): string {
