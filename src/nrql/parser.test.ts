@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { stripSpans, type SelectQuery } from './ast.js';
 import { NRQL_ERROR_CODES, NrqlError, type NrqlErrorCode } from './nrql-error.js';
-import { MAX_NESTING, MAX_TREE_DEPTH, parse } from './parser.js';
+import { MAX_NESTING, MAX_TREE_DEPTH, parse, parseCondition } from './parser.js';
 import { NRQL_PATTERN_QUERIES, NRQL_WORKED_EXAMPLES } from '../../test/helpers/nrql-examples.js';
 
 // Expected trees are written without spans and compared with `stripSpans(parse(…))`.
@@ -467,3 +467,16 @@ test('chains of operators count toward the tree depth: past MAX_TREE_DEPTH is LI
   );
   assert.throws(() => parse(chain(900)), (e: unknown) => e instanceof NrqlError && e.code === NRQL_ERROR_CODES.LIMIT_EXCEEDED);
 });
+
+test('parseCondition: a condition alone, its errors in its own text, its nodes detached from any query text', () => {
+  const condition = parseCondition("appName = 'shop' AND (duration > 1 OR name LIKE '%cart%')");
+  const expected = parse("SELECT count(*) FROM T WHERE appName = 'shop' AND (duration > 1 OR name LIKE '%cart%')");
+  assert.deepEqual(stripSpans(condition), stripSpans((expected as SelectQuery).where!));
+  assert.ok(JSON.stringify(condition).match(/"span":\{[^}]*\}/g)!.every((span) => span === '"span":{"start":0,"end":0}'));
+  fails2(() => parseCondition("a = 1 SINCE 1 day ago"), "Error at line 1 position 7, unexpected 'SINCE'; expected the end of the condition");
+  fails2(() => parseCondition(''), 'Error at line 1 position 1, unexpected end of query; expected a condition');
+});
+
+function fails2(run: () => unknown, message: string): void {
+  assert.throws(run, (e: unknown) => e instanceof NrqlError && e.code === NRQL_ERROR_CODES.SYNTAX && e.message === message);
+}

@@ -43,6 +43,22 @@ export function parse(text: string): Query {
 }
 
 /**
+ * A WHERE condition alone, to be ANDed into a query by a caller (NrqlRunOptions.where): parse
+ * errors point into `text` itself. The condition stands in no query's text, so its nodes carry
+ * empty spans at offset 0, and errors about it never point into the query it joins.
+ */
+export function parseCondition(text: string): Condition {
+  if (text.length >= MAX_QUERY_LENGTH) {
+    throw new NrqlError(NRQL_ERROR_CODES.QUERY_TOO_LONG, `A condition must be shorter than ${MAX_QUERY_LENGTH} characters; this one has ${text.length}`, { start: 0, end: text.length });
+  }
+  const condition = new Parser(text, lex(text)).conditionOnly();
+  const deepest = deepestNode(condition, MAX_TREE_DEPTH);
+  if (deepest) throw new NrqlError(NRQL_ERROR_CODES.LIMIT_EXCEEDED, `${where(text, deepest.start)}, the condition nests deeper than ${MAX_TREE_DEPTH} levels`, deepest);
+  const detached = { start: 0, end: 0 };
+  return JSON.parse(JSON.stringify(condition, (key, value) => (key === 'span' ? detached : value))) as Condition;
+}
+
+/**
  * How deep the syntax tree may be: chains such as `2*2*…*2` or `a AND b AND …` parse without
  * recursion but become one level each, and DuckDB refuses expressions past 1,000 of its levels
  * (`max_expression_depth`), which a chain of about 500 operators reaches; 300 leaves room for SQL that nests more per level.
@@ -119,6 +135,14 @@ class Parser {
   ) {}
 
   // ── query and clauses ─────────────────────────────────────────────────────────────────────
+
+  /** A WHERE clause's condition and nothing after it. */
+  conditionOnly(): Condition {
+    if (this.peek().kind === 'end') throw this.unexpected('a condition');
+    const condition = this.condition();
+    if (this.peek().kind !== 'end') throw this.unexpected('the end of the condition');
+    return condition;
+  }
 
   query(): Query {
     const first = this.peek();

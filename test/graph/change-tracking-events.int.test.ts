@@ -293,12 +293,14 @@ describe('changeTrackingCreateDeployment, deploymentSearch and deployments', () 
   it('deploymentSearch refuses a filter query that is more than a condition, a bad limit and an empty window', async () => {
     const search = 'query($g: EntityGuid!, $filter: ChangeTrackingSearchFilter) { actor { entity(guid: $g) { deploymentSearch(filter: $filter) { results { version } } } } }';
     const refused = async (filter: Record<string, unknown>) => refusal(f.ts, search, { g: apmGuid(billing), filter });
-    const onlyCondition = "filter.query is the condition of a WHERE clause only (e.g. \"version LIKE '2.%'\"); the window is filter.timeWindow and the count filter.limit";
-    assert.equal((await refused({ query: "version = '2.0.0' SINCE 1 day ago" })).message, onlyCondition);
-    assert.equal((await refused({ query: "version = '2.0.0' LIMIT 5" })).message, onlyCondition);
+    // Positions are in filter.query's own text: SINCE and LIMIT are its 19th character, the second '=' its 11th.
+    const onlyCondition = (error: string) =>
+      `filter.query is the condition of a WHERE clause only (e.g. "version LIKE '2.%'"; the window is filter.timeWindow and the count filter.limit): ${error}`;
+    assert.equal((await refused({ query: "version = '2.0.0' SINCE 1 day ago" })).message, onlyCondition("Error at line 1 position 19, unexpected 'SINCE'; expected the end of the condition"));
+    assert.equal((await refused({ query: "version = '2.0.0' LIMIT 5" })).message, onlyCondition("Error at line 1 position 19, unexpected 'LIMIT'; expected the end of the condition"));
     const syntax = await refused({ query: 'version = = 1' });
     assert.equal(syntax.errorClass, 'INVALID_INPUT');
-    assert.match(syntax.message, /^filter\.query is not an NRQL condition: /);
+    assert.equal(syntax.message, onlyCondition("Error at line 1 position 11, unexpected '='; expected an expression"));
     assert.deepEqual(syntax.path, ['actor', 'entity', 'deploymentSearch']);
     assert.equal((await refused({ limit: 0 })).message, 'filter.limit must be 1 to 5000, not 0');
     assert.equal((await refused({ limit: 5001 })).message, 'filter.limit must be 1 to 5000, not 5001');

@@ -2,7 +2,7 @@ import type { Condition } from '../../nrql/ast.js';
 import { MAX_LIMIT } from '../../nrql/analyze.js';
 import { quoteNrqlString } from '../../nrql/literals.js';
 import { NrqlError } from '../../nrql/nrql-error.js';
-import { parse } from '../../nrql/parser.js';
+import { parseCondition } from '../../nrql/parser.js';
 import { CHANGE_TRACKING_EVENT_TYPE, DEPLOYMENT_CATEGORY } from '../../store/deployments.js';
 import { deploymentView } from '../change-tracking.js';
 import type { GraphEntity } from '../entity-model.js';
@@ -37,21 +37,14 @@ function windowOf(ctx: GraphContext, given: Window | null | undefined, argument:
 
 /** The NRQL condition of `filter.query`: a WHERE clause's condition and nothing else. */
 function filterCondition(query: string): Condition {
-  let parsed;
   try {
-    parsed = parse(`SELECT * FROM ${CHANGE_TRACKING_EVENT_TYPE} WHERE ${query}`);
+    return parseCondition(query);
   } catch (error) {
-    if (error instanceof NrqlError) throw GraphError.invalidInput(`filter.query is not an NRQL condition: ${error.message}`);
+    if (error instanceof NrqlError) {
+      throw GraphError.invalidInput(`filter.query is the condition of a WHERE clause only (e.g. "version LIKE '2.%'"; the window is filter.timeWindow and the count filter.limit): ${error.message}`);
+    }
     throw error;
   }
-  if (
-    parsed.kind !== 'select' || !parsed.where || parsed.facet || parsed.timeseries || parsed.since || parsed.until || parsed.compareWith ||
-    parsed.limit !== undefined || parsed.offset !== undefined || parsed.orderBy || parsed.timezone || parsed.metricFormat || parsed.extrapolate
-  ) {
-    throw GraphError.invalidInput("filter.query is the condition of a WHERE clause only (e.g. \"version LIKE '2.%'\"); the window is filter.timeWindow and the count filter.limit");
-  }
-  // The condition is not part of the text the engine runs: its positions would point nowhere.
-  return JSON.parse(JSON.stringify(parsed.where, (key, value) => (key === 'span' ? { start: 0, end: 0 } : value))) as Condition;
 }
 
 /** The entity's Deployment events in the window, newest first, as NRQL rows. */

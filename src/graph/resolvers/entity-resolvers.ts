@@ -1,6 +1,6 @@
 import { REPORTING_TIMEOUT_MS } from '../../api/rest/application-summary.js';
 import { quoteNrqlString } from '../../nrql/literals.js';
-import { parse } from '../../nrql/parser.js';
+import { parseCondition } from '../../nrql/parser.js';
 import type { Condition } from '../../nrql/ast.js';
 import type { GraphContext } from '../graph-context.js';
 import { GraphError } from '../graph-errors.js';
@@ -80,10 +80,7 @@ function entityCondition(entity: GraphEntity): Condition {
       break;
     }
   }
-  const parsed = parse(`SELECT count(*) FROM Metric WHERE ${text}`);
-  if (parsed.kind !== 'select' || !parsed.where) throw new Error('unreachable: the entity condition did not parse');
-  const zero = { start: 0, end: 0 };
-  return JSON.parse(JSON.stringify(parsed.where, (key, value) => (key === 'span' ? zero : value))) as Condition;
+  return parseCondition(text);
 }
 
 /** Fields of every entity and outline type (NerdGraph's `EntityOutline` and `Entity` interfaces). */
