@@ -4,7 +4,7 @@ import { formatRestTime } from '../../domain/time/iso8601.js';
 import { ApplicationNotFoundError, type Application, type ApplicationChanges, type Catalog } from '../../store/catalog.js';
 import type { MetricIndex } from '../../store/metric-index.js';
 import type { PlanExecutor } from '../../store/plan-executor.js';
-import { applicationParts, applicationSummaries, healthStatus, isReporting, REPORTING_TIMEOUT_MS, type ApplicationSummary } from './application-summary.js';
+import { applicationParts, applicationSummaries, deletionRefusal, healthStatus, isReporting, type ApplicationSummary } from './application-summary.js';
 import { paginate, parsePage } from './link-header.js';
 import { applicationOf } from './metric-routes.js';
 import { threeSignificant, twoDecimals } from './number-format.js';
@@ -73,14 +73,8 @@ export function registerApplicationRoutes(app: FastifyInstance, deps: Applicatio
   restRoute(app, 'DELETE', '/v2/applications/:id', async (request, ctx) => {
     const application = applicationOf(deps.catalog, request, ctx);
     const last = deps.metrics.lastReportedAt({ appId: application.id });
-    const now = deps.clock.now();
-    if (last !== undefined && isReporting(last, now)) {
-      const wait = Math.ceil((last + REPORTING_TIMEOUT_MS - now) / 60_000);
-      throw RestError.unprocessable(
-        `Application ${application.id} is still reporting and cannot be deleted`,
-        [`Stop its agents; it can be deleted ${REPORTING_TIMEOUT_MS / 60_000} minutes after its last data (about ${wait} more minute${wait === 1 ? '' : 's'})`],
-      );
-    }
+    const refusal = deletionRefusal(application.id, last, deps.clock.now());
+    if (refusal) throw RestError.unprocessable(refusal.title, [refusal.detail]);
     const [object] = await applicationObjects(deps, ctx.accountId, [application]);
     try {
       await deps.catalog.deleteApplication(application.id);

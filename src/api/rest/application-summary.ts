@@ -51,6 +51,20 @@ export function applicationParts(
   };
 }
 
+/**
+ * Why an application cannot be deleted yet, or undefined when it can: REST v2's DELETE and the
+ * graph's agentApplicationDelete refuse one that is still reporting, until 10 minutes after its
+ * last data.
+ */
+export function deletionRefusal(appId: number, last: number | undefined, now: number): { readonly title: string; readonly detail: string } | undefined {
+  if (last === undefined || !isReporting(last, now)) return undefined;
+  const wait = Math.ceil((last + REPORTING_TIMEOUT_MS - now) / 60_000);
+  return {
+    title: `Application ${appId} is still reporting and cannot be deleted`,
+    detail: `Stop its agents; it can be deleted ${REPORTING_TIMEOUT_MS / 60_000} minutes after its last data (about ${wait} more minute${wait === 1 ? '' : 's'})`,
+  };
+}
+
 export interface ApplicationSummary {
   /** ms: HttpDispatcher average + queue time spread over the requests (spec §1 formula). */
   readonly responseTime: number;

@@ -1,4 +1,4 @@
-import { isReporting, REPORTING_TIMEOUT_MS } from '../../api/rest/application-summary.js';
+import { deletionRefusal } from '../../api/rest/application-summary.js';
 import { browserLoader } from '../../domain/agent-settings.js';
 import { browserLoaderScript } from '../../domain/browser-loader-script.js';
 import { StoreBusyError } from '../../store/batch-writer.js';
@@ -75,14 +75,8 @@ async function deleteApplication(ctx: GraphContext, guid: string) {
   switch (entity.kind) {
     case 'apm': {
       // REST v2's rule (DELETE /v2/applications/{id}): not while metric data arrives.
-      const last = ctx.services.metrics.lastReportedAt({ appId: entity.record.id });
-      if (last !== undefined && isReporting(last, ctx.nowMs)) {
-        const wait = Math.ceil((last + REPORTING_TIMEOUT_MS - ctx.nowMs) / 60_000);
-        throw GraphError.invalidInput(
-          `Application ${entity.record.id} is still reporting and cannot be deleted: stop its agents; it can be deleted ` +
-            `${REPORTING_TIMEOUT_MS / 60_000} minutes after its last data (about ${wait} more minute${wait === 1 ? '' : 's'})`,
-        );
-      }
+      const refusal = deletionRefusal(entity.record.id, ctx.services.metrics.lastReportedAt({ appId: entity.record.id }), ctx.nowMs);
+      if (refusal) throw GraphError.invalidInput(`${refusal.title}: ${refusal.detail.charAt(0).toLowerCase()}${refusal.detail.slice(1)}`);
       try {
         await ctx.services.catalog.deleteApplication(entity.record.id);
       } catch (error) {
