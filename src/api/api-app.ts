@@ -26,7 +26,6 @@ import { deploymentsV0Plugin } from './deployments-v0.js';
 import { graphPlugin } from '../graph/graph-route.js';
 import { GRAPHIQL_PATH, graphiqlPlugin } from '../graph/graphiql.js';
 import { indexHandler } from './index-page.js';
-import { keyHint } from '../security/keys.js';
 
 export interface ApiDeps {
   readonly catalog: Catalog;
@@ -85,10 +84,8 @@ export async function buildApiApp(deps: ApiDeps): Promise<FastifyInstance> {
     ...deps,
     nrql,
     principalForKey: (key) => {
-      const accountId = deps.catalog.accountForUserKey(key);
-      if (accountId === undefined) return undefined;
-      const user = deps.catalog.userOfKey(key)!;
-      return { accountId, keyHint: keyHint(key), userId: user.id, userName: user.name, createdAt: user.createdAt };
+      const user = deps.catalog.userOfKey(key);
+      return user && { accountId: user.accountId, keyHint: user.hint, userId: user.id, userName: user.name, createdAt: user.createdAt };
     },
   }));
   await app.register(graphiqlPlugin);

@@ -178,7 +178,7 @@ test('accounts: created with the next id, keys made for them authenticate to the
   await assert.rejects(catalog.createUserKey(9), { name: 'RangeError', message: 'account 9 does not exist' });
 
   const user = catalog.userOfKey(userKey)!;
-  assert.deepEqual({ ...user, id: typeof user.id }, { id: 'number', name: `User of key NRAK-…${userKey.slice(-4)}`, createdAt: NOW });
+  assert.deepEqual({ ...user, id: typeof user.id }, { id: 'number', accountId: 2, hint: `NRAK-…${userKey.slice(-4)}`, name: `User of key NRAK-…${userKey.slice(-4)}`, createdAt: NOW });
   assert.equal(catalog.userOfKey(licenseKey), undefined, 'a license key stands for no user');
   assert.equal(catalog.userOfKey('NRAK-UNKNOWN'), undefined);
 

@@ -16,6 +16,10 @@ export interface Account { readonly id: number; readonly name: string }
 /** Timeslice keeps no user records: a user key stands for its user, whose id is the key's. */
 export interface KeyUser {
   readonly id: number;
+  /** The one account the key reaches. */
+  readonly accountId: number;
+  /** The key's kind and last four characters. */
+  readonly hint: string;
   readonly name: string;
   /** Epoch ms. */
   readonly createdAt: number;
@@ -317,7 +321,7 @@ export class Catalog {
   /** The user a user key stands for (NerdGraph's `actor.user`), named after the key's hint. */
   userOfKey(key: string): KeyUser | undefined {
     const found = this.keys.get(hashKey(key.trim()));
-    return found?.kind === 'user' ? { id: found.id, name: `User of key ${found.hint}`, createdAt: found.createdAt } : undefined;
+    return found?.kind === 'user' ? { id: found.id, accountId: found.accountId, hint: found.hint, name: `User of key ${found.hint}`, createdAt: found.createdAt } : undefined;
   }
 
   application(id: number): Application | undefined {
