@@ -1,5 +1,5 @@
 import { MAX_ATTRIBUTES, MAX_NAME_LENGTH, MAX_VALUE_LENGTH } from '../ingest/event-api/event-validation.js';
-import { DEPLOYMENT_CATEGORY, type AttributeValue, type ChangeTrackingEventInput } from '../store/deployments.js';
+import { DEPLOYMENT_CATEGORY, MAX_OWN_ATTRIBUTES, type AttributeValue, type ChangeTrackingEventInput } from '../store/deployments.js';
 import { GraphError } from './graph-errors.js';
 
 /**
@@ -53,10 +53,8 @@ export const TIMESTAMP_WINDOW_MS = 24 * 60 * 60_000;
  */
 export const MAX_TEXT_LENGTH = MAX_VALUE_LENGTH;
 
-/** The most attributes the event's own fields take (`changeTrackingId` … `service.source`, see `store/deployments.ts`). */
-const OWN_ATTRIBUTES = 18;
 /** Custom attributes an event may carry: with its own, at most the Event API's 255 attributes. */
-export const MAX_CUSTOM_ATTRIBUTES = MAX_ATTRIBUTES - OWN_ATTRIBUTES;
+export const MAX_CUSTOM_ATTRIBUTES = MAX_ATTRIBUTES - MAX_OWN_ATTRIBUTES;
 
 /**
  * Names a custom attribute may not take, compared without case: the event's own attributes and

@@ -107,6 +107,14 @@ const RESERVED_CUSTOM_KEYS: ReadonlySet<string> = new Set([
 
 const CATEGORY_FIELDS = ['version', 'changelog', 'commit', 'deepLink', 'featureFlagId'] as const;
 
+/** The event's own attributes, as `createEvent` writes them (each when it has a value). */
+const OWN_ATTRIBUTES = [
+  'changeTrackingId', 'deploymentId', 'category', 'type', ...CATEGORY_FIELDS, 'description', 'user', 'groupId', 'shortDescription',
+  'entity.guid', 'entity.name', 'appId', 'appName', 'service.source',
+] as const;
+/** At most this many attributes of an event are its own; the rest of an event's attribute limit is for custom ones. */
+export const MAX_OWN_ATTRIBUTES = OWN_ATTRIBUTES.length;
+
 /** The last millisecond of the year 9999: later times do not fit a TIMESTAMP. */
 const MAX_TIMESTAMP_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
