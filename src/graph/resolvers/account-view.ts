@@ -1,9 +1,7 @@
 import type { GraphContext } from '../graph-context.js';
-import { GraphError } from '../graph-errors.js';
+import { checkedWindow } from '../time-window-input.js';
 import { graphErrorOf, nrqlQueryProgress, runNrql, type NrqlArgs } from './nrql-resolvers.js';
 
-/** The last millisecond of the year 9999: NRQL's times end there. */
-const LAST_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
 /**
  * An account the key may read: `actor.account(id)` (NerdGraph's `Account`), `actor.accounts` and an
@@ -35,12 +33,7 @@ async function reportingEventTypes(
   args: { filter?: readonly string[] | null; timeWindow?: { startTime: number; endTime: number } | null },
 ): Promise<string[]> {
   const window = args.timeWindow;
-  if (window) {
-    for (const [name, ms] of [['startTime', window.startTime], ['endTime', window.endTime]] as const) {
-      if (!(ms >= 0 && ms <= LAST_MS)) throw GraphError.invalidInput(`timeWindow.${name} must be epoch milliseconds from 0 to ${LAST_MS} (the end of year 9999)`);
-    }
-    if (!(window.startTime < window.endTime)) throw GraphError.invalidInput('timeWindow.startTime must be before timeWindow.endTime');
-  }
+  if (window) checkedWindow(window.startTime, window.endTime, 'timeWindow');
   const text = window ? `SHOW EVENT TYPES SINCE ${window.startTime} UNTIL ${window.endTime}` : 'SHOW EVENT TYPES SINCE 1 day ago';
   let types;
   try {

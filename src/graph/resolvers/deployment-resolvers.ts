@@ -8,6 +8,8 @@ import { deploymentView } from '../change-tracking.js';
 import type { GraphEntity } from '../entity-model.js';
 import type { GraphContext } from '../graph-context.js';
 import { GraphError } from '../graph-errors.js';
+import { checkedWindow } from '../time-window-input.js';
+import { graphErrorOf } from './nrql-resolvers.js';
 
 /*
  * An entity's deployments, read through the NRQL engine as `FROM ChangeTrackingEvent WHERE
@@ -29,10 +31,8 @@ interface Window {
 /** `[start, end)` in epoch ms. NRQL's UNTIL is exclusive, so the default end is just past now, taking in what was made this very millisecond. */
 function windowOf(ctx: GraphContext, given: Window | null | undefined, argument: string): { start: number; end: number; argument: string } {
   const end = given?.endTime ?? ctx.nowMs + 1;
-  const start = given?.startTime ?? end - DEFAULT_DEPLOYMENT_WINDOW_MS;
-  if (start < 0) throw GraphError.invalidInput(`${argument} starts before 1970: there are no deployments before the Unix epoch`);
-  if (!(start < end)) throw GraphError.invalidInput(`${argument}.startTime must be before ${argument}.endTime`);
-  return { start, end, argument };
+  const start = given?.startTime ?? Math.max(0, end - DEFAULT_DEPLOYMENT_WINDOW_MS);
+  return { ...checkedWindow(start, end, argument), argument };
 }
 
 /** The NRQL condition of `filter.query`: a WHERE clause's condition and nothing else. */
@@ -58,10 +58,10 @@ async function deploymentRows(
     const answer = await ctx.services.nrql.run(text, { accountIds: [entity.accountId], ...(where ? { where } : {}) });
     return answer.results as Record<string, unknown>[];
   } catch (error) {
-    // The client gave the window's times and filter.query's condition; the rest of the text is this file's.
-    if (error instanceof NrqlError && error.code === 'NRQL_BAD_TIME') throw GraphError.invalidInput(`${window.argument}: ${error.message}`);
-    if (error instanceof NrqlError && where) throw GraphError.invalidInput(`filter.query: ${error.message}`);
-    throw error;
+    // The window was checked and the rest of the text is this file's: a refusal is about filter.query's
+    // condition; a timeout is a timeout.
+    if (error instanceof NrqlError && error.code !== 'NRQL_TIMEOUT' && where) throw GraphError.invalidInput(`filter.query: ${error.message}`);
+    throw graphErrorOf(error, text);
   }
 }
 
