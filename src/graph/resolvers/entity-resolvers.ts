@@ -83,6 +83,9 @@ function entityCondition(entity: GraphEntity): Condition {
   return parseCondition(text);
 }
 
+/** Timeslice has no alert conditions yet, so no entity is configured for alerting (fields and search read this). */
+export const ALERT_SEVERITY = 'NOT_CONFIGURED';
+
 /** Fields of every entity and outline type (NerdGraph's `EntityOutline` and `Entity` interfaces). */
 const COMMON: Record<string, Resolver<any>> = {
   guid: (e) => e.guid,
@@ -92,8 +95,7 @@ const COMMON: Record<string, Resolver<any>> = {
   domain: (e) => ENTITY_KINDS[e.kind].domain,
   type: (e) => ENTITY_KINDS[e.kind].type,
   entityType: (e) => ENTITY_KINDS[e.kind].entityType,
-  // Timeslice has no alert conditions yet, so no entity is configured for alerting.
-  alertSeverity: () => 'NOT_CONFIGURED',
+  alertSeverity: () => ALERT_SEVERITY,
   reporting: (e, _a, ctx) => entityReporting(e, ctx),
   permalink: (e, _a, ctx) => `${ctx.origin}/redirect/entity/${e.guid}`,
   tags: (e, _a, ctx) => [...entityTags(e, ctx)].filter(([key]) => !e.tagFilter || e.tagFilter.has(key)).map(([key, values]) => ({ key, values })),
