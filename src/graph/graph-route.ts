@@ -31,6 +31,8 @@ interface GraphRequest {
   readonly query: string;
   readonly variables: Record<string, unknown> | undefined;
   readonly operationName: string | undefined;
+  /** Sent as GET, where GraphQL over HTTP allows queries only. */
+  readonly viaGet: boolean;
 }
 
 /** A refusal before GraphQL runs: an HTTP status and one error in GraphQL's envelope. */
@@ -136,7 +138,7 @@ async function postBody(request: FastifyRequest, jsonParser: ReturnType<FastifyI
   }
   const type = String(request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   // `application/graphql` carries the document itself, as some tools send it.
-  if (type === 'application/graphql') return { query: raw.toString('utf8'), variables: undefined, operationName: undefined };
+  if (type === 'application/graphql') return { query: raw.toString('utf8'), variables: undefined, operationName: undefined, viaGet: false };
   if (raw.length === 0) throw new TransportError(400, 'INVALID_INPUT', 'The request body is empty: send JSON {"query": "…", "variables": {…}}');
   const parsed = await new Promise<unknown>((resolve, reject) => {
     jsonParser(request, raw.toString('utf8'), (error: Error | null, value?: unknown) => (error ? reject(error) : resolve(value)));
@@ -159,7 +161,7 @@ function getBody(request: FastifyRequest): GraphRequest {
   return graphRequest({ query: q.query, variables: variables === '' ? undefined : variables, operationName: q.operationName }, true);
 }
 
-function graphRequest(body: unknown, viaGet: boolean): GraphRequest & { viaGet?: boolean } {
+function graphRequest(body: unknown, viaGet: boolean): GraphRequest {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new TransportError(400, 'INVALID_INPUT', 'The request body must be a JSON object {"query": "…", "variables": {…}}');
   }
@@ -179,7 +181,7 @@ function graphRequest(body: unknown, viaGet: boolean): GraphRequest & { viaGet?:
   };
 }
 
-async function run(schema: GraphQLSchema, documents: DocumentCache, body: GraphRequest & { viaGet?: boolean }, ctx: GraphContext): Promise<ExecutionResult> {
+async function run(schema: GraphQLSchema, documents: DocumentCache, body: GraphRequest, ctx: GraphContext): Promise<ExecutionResult> {
   const checked = documents.get(body.query);
   if ('errors' in checked) return { errors: checked.errors };
   const malformed = malformedTextAt(body.variables, '$');
