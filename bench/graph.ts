@@ -32,14 +32,14 @@
  */
 import assert from 'node:assert/strict';
 import { execute, parse, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
-import { isReporting } from '../src/api/rest/application-summary.js';
+import { isReporting } from '../src/applications/application-summary.js';
 import { resolveServeConfig } from '../src/config.js';
-import { AsyncNrqlQueries } from '../src/graph/async-nrql.js';
-import { GraphContext, type GraphServices, type Principal } from '../src/graph/graph-context.js';
-import { buildGraphSchema } from '../src/graph/graph-schema.js';
-import { entitySearch } from '../src/graph/resolvers/entity-search-resolvers.js';
-import { entityTypeResolvers } from '../src/graph/resolvers/entity-resolvers.js';
-import type { GraphEntity } from '../src/graph/entity-model.js';
+import { AsyncNrqlQueries } from '../src/api/graphql/async-nrql.js';
+import { GraphContext, type GraphServices, type Principal } from '../src/api/graphql/graph-context.js';
+import { buildGraphSchema } from '../src/api/graphql/graph-schema.js';
+import { entitySearch } from '../src/api/graphql/resolvers/entity-search-resolvers.js';
+import { entityTypeResolvers } from '../src/api/graphql/resolvers/entity-resolvers.js';
+import type { GraphEntity } from '../src/api/graphql/entity-model.js';
 import { storeDictionaries } from '../src/nrql/dictionaries.js';
 import { NrqlEngine } from '../src/nrql/nrql-engine.js';
 import { keyHint } from '../src/security/keys.js';

@@ -9,7 +9,7 @@ import type { MetricIndex } from '../store/metric-index.js';
 import type { PlanExecutor } from '../store/plan-executor.js';
 import { storeDictionaries } from '../nrql/dictionaries.js';
 import { NrqlEngine } from '../nrql/nrql-engine.js';
-import { fastifyBaseOptions } from './fastify-options.js';
+import { fastifyBaseOptions } from '../http/fastify-options.js';
 import { registerNrqlRoute } from './nrql-route.js';
 import { registerApplicationRoutes } from './rest/application-routes.js';
 import { registerBrowserApplicationRoutes } from './rest/browser-application-routes.js';
@@ -23,8 +23,8 @@ import type { ApiUsageRecorder } from './rest/api-usage.js';
 import { registerDeploymentRoutes } from './rest/deployment-routes.js';
 import type { SunsetMode } from './rest/sunset.js';
 import { deploymentsV0Plugin } from './deployments-v0.js';
-import { graphPlugin } from '../graph/graph-route.js';
-import { GRAPHIQL_PATH, graphiqlPlugin } from '../graph/graphiql.js';
+import { graphPlugin } from './graphql/graph-route.js';
+import { GRAPHIQL_PATH, graphiqlPlugin } from './graphql/graphiql.js';
 import { indexHandler } from './index-page.js';
 
 export interface ApiDeps {

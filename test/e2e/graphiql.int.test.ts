@@ -101,7 +101,7 @@ test('GraphiQL page and assets: fixed, versioned files from node_modules, cached
   const pageScript = loaded.find((u) => /^\/graphiql\/assets\/graphiql-page-[0-9a-f]{16}\.js$/.test(u));
   assert.deepEqual(loaded, ['data:,', `/graphiql/assets/${ASSETS[0]!.url}`, ...ASSETS.slice(1).map((a) => `/graphiql/assets/${a.url}`), pageScript]);
 
-  const pageScriptSource = readFileSync(fileURLToPath(new URL('../../../src/graph/graphiql-page.js', import.meta.url)));
+  const pageScriptSource = readFileSync(fileURLToPath(new URL('../../../src/api/graphql/graphiql-page.js', import.meta.url)));
   assert.equal(pageScript, `/graphiql/assets/graphiql-page-${createHash('sha256').update(pageScriptSource).digest('hex').slice(0, 16)}.js`);
   const served = [...ASSETS.map((a) => ({ url: `/graphiql/assets/${a.url}`, bytes: readFileSync(nodeModules + a.file), type: a.type })),
     { url: pageScript!, bytes: pageScriptSource, type: 'text/javascript; charset=utf-8' }];

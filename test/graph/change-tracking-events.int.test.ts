@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { GraphQLEnumType } from 'graphql';
-import { CUSTOM_CATEGORY_TYPE, DEPLOYMENT_TYPES, STANDARD_CATEGORY_TYPES } from '../../src/graph/change-tracking.js';
-import { buildGraphSchema } from '../../src/graph/graph-schema.js';
+import { CUSTOM_CATEGORY_TYPE, DEPLOYMENT_TYPES, STANDARD_CATEGORY_TYPES } from '../../src/api/graphql/change-tracking.js';
+import { buildGraphSchema } from '../../src/api/graphql/graph-schema.js';
 import { graphData } from '../helpers/graph-client.js';
 import { rest } from '../helpers/rest-fixture.js';
 import { apmGuid, connect, mobileGuid, refusal, secondAccount, START_MS, startGraphFixture, type GraphFixture } from './mutations-fixture.js';

@@ -3,8 +3,8 @@ import { describe, it } from 'node:test';
 import {
   changeKind, checkedDeployment, checkedEvent, customAttributes, deploymentTypeName, deploymentTypeOf, deploymentView, eventTimestamp,
   eventTypename, eventView, FieldLengths, MAX_CUSTOM_ATTRIBUTES, STANDARD_CATEGORY_TYPES, type ValidationFlag,
-} from '../../src/graph/change-tracking.js';
-import { GraphError } from '../../src/graph/graph-errors.js';
+} from '../../src/api/graphql/change-tracking.js';
+import { GraphError } from '../../src/api/graphql/graph-errors.js';
 
 /* The change tracking rules as plain functions: no server, no store. */
 

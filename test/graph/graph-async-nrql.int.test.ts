@@ -7,7 +7,7 @@ import { startTestServer, type TestServer } from '../helpers/test-server.js';
 /*
  * `async: true` through the graph API. A query that finishes within its timeout answers as a
  * synchronous one does, with complete progress and no id; polling an id that names nothing this
- * key ran is NOT_FOUND. (The running → done life of a slow query is in src/graph/async-nrql.test.ts:
+ * key ran is NOT_FOUND. (The running → done life of a slow query is in src/api/graphql/async-nrql.test.ts:
  * the shortest wait NerdGraph allows is 5 s, too slow to reach with data here.)
  */
 

@@ -16,7 +16,7 @@ import { handGuid, httpGraph, httpRequest, loadApmScenario, NOW, type ScenarioId
  * The graph API's contract as a standard tool sees it: graphql-js's own introspection query over
  * HTTP, `buildClientSchema` on the answer, and the printed schema compared with
  * test/golden/graph/schema.graphql (UPDATE_GOLDEN=1 rewrites it; review the diff) and with the
- * checked-in SDL, src/graph/schema.graphql. Then the facts of the NerdGraph reference's
+ * checked-in SDL, src/api/graphql/schema.graphql. Then the facts of the NerdGraph reference's
  * compatibility checklist (§11), and the documents real clients send, validated against the
  * introspected schema: newrelic-client-go's NRQL queries (Query, QueryExtended,
  * QueryWithAdditionalOptions), its AgentApplicationSettingsUpdate selection, and both spellings
@@ -53,8 +53,8 @@ describe('introspection with graphql-js', () => {
     assertGolden('test/golden/graph/schema.graphql', sdl(schema));
   });
 
-  it('the introspected schema is the checked-in SDL, src/graph/schema.graphql', () => {
-    const contract = buildSchema(readFileSync(join(repoRoot(), 'src/graph/schema.graphql'), 'utf8'));
+  it('the introspected schema is the checked-in SDL, src/api/graphql/schema.graphql', () => {
+    const contract = buildSchema(readFileSync(join(repoRoot(), 'src/api/graphql/schema.graphql'), 'utf8'));
     assert.equal(sdl(schema), sdl(contract));
   });
 

@@ -21,7 +21,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import fc from 'fast-check';
 import { buildSchema, getArgumentValues, Kind, parse, validate, type FieldNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import pino from 'pino';
-import { schemaSdl } from '../../src/graph/graph-schema.js';
+import { schemaSdl } from '../../src/api/graphql/graph-schema.js';
 import { graph, graphData } from '../helpers/graph-client.js';
 import {
   graphOperations, jsonText, rawRequestPlans, resolveDynamic,

@@ -4,7 +4,7 @@ import { formatRestTime } from '../../domain/time/iso8601.js';
 import { ApplicationNotFoundError, type Application, type ApplicationChanges, type Catalog } from '../../store/catalog.js';
 import type { MetricIndex } from '../../store/metric-index.js';
 import type { PlanExecutor } from '../../store/plan-executor.js';
-import { applicationParts, applicationSummaries, deletionRefusal, healthStatus, isReporting, type ApplicationSummary } from './application-summary.js';
+import { applicationParts, applicationSummaries, deletionRefusal, healthStatus, isReporting, type ApplicationSummary } from '../../applications/application-summary.js';
 import { paginate, parsePage } from './link-header.js';
 import { applicationOf } from './metric-routes.js';
 import { threeSignificant, twoDecimals } from './number-format.js';

@@ -3,7 +3,7 @@ import type { Clock } from '../../clock.js';
 import type { Application, Catalog, Host, Instance } from '../../store/catalog.js';
 import type { MetricIndex } from '../../store/metric-index.js';
 import type { PlanExecutor } from '../../store/plan-executor.js';
-import { healthStatus, isReporting, partSummaries, type ApplicationSummary } from './application-summary.js';
+import { healthStatus, isReporting, partSummaries, type ApplicationSummary } from '../../applications/application-summary.js';
 import { ENTITY_PAGE_SIZE, idsFilter, pathId } from './id-params.js';
 import { paginate, parsePage } from './link-header.js';
 import { applicationOf } from './metric-routes.js';

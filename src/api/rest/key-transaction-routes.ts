@@ -5,7 +5,7 @@ import type { Catalog } from '../../store/catalog.js';
 import type { KeyTransaction, KeyTransactions } from '../../store/key-transactions.js';
 import type { MetricIndex } from '../../store/metric-index.js';
 import type { PlanExecutor } from '../../store/plan-executor.js';
-import { healthStatus, isReporting, keyTransactionSummaries } from './application-summary.js';
+import { healthStatus, isReporting, keyTransactionSummaries } from '../../applications/application-summary.js';
 import { ENTITY_PAGE_SIZE, idsFilter, pathId } from './id-params.js';
 import { paginate, parsePage } from './link-header.js';
 import { threeSignificant, twoDecimals } from './number-format.js';

@@ -5,7 +5,7 @@ import { and, evaluateOutput, literal, out, type OutputExpr, type Predicate, typ
 import { quoteNrqlString } from '../../nrql/literals.js';
 import type { MobileApplication } from '../../store/mobile-applications.js';
 import type { PlanExecutor } from '../../store/plan-executor.js';
-import { REPORTING_TIMEOUT_MS } from './application-summary.js';
+import { REPORTING_TIMEOUT_MS } from '../../applications/application-summary.js';
 import type { MetricDataPlan, MetricDataWindow, MetricOutputs } from './metric-data/metric-data-plan.js';
 
 /*

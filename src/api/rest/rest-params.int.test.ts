@@ -4,7 +4,7 @@ import { Readable } from 'node:stream';
 import { request as httpRequest, Agent } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { fastifyBaseOptions } from '../fastify-options.js';
+import { fastifyBaseOptions } from '../../http/fastify-options.js';
 import { parseRestTime } from '../../domain/time/iso8601.js';
 import { FORM_BODY_LIMIT_BYTES, RestParams, registerFormBodyParser } from './rest-params.js';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { RATE_LIMIT_DOCS_URL } from './rate-limit.js';
+import { RATE_LIMIT_DOCS_URL } from '../../http/rate-limit.js';
 import { RestError } from './rest-error.js';
 import { restRoute, restV2Plugin } from './rest-plugin.js';
 

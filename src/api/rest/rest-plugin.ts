@@ -3,7 +3,7 @@ import type { Clock } from '../../clock.js';
 import { hashKey } from '../../security/keys.js';
 import type { Catalog } from '../../store/catalog.js';
 import { linkHeader } from './link-header.js';
-import { RateLimiter } from './rate-limit.js';
+import { RateLimiter } from '../../http/rate-limit.js';
 import { WindowError } from '../../domain/time/rest-window.js';
 import { RestError } from './rest-error.js';
 import { ParamError } from './rest-params.js';

@@ -1,5 +1,5 @@
 import Fastify, { type FastifyInstance } from 'fastify';
-import { fastifyBaseOptions } from '../../api/fastify-options.js';
+import { fastifyBaseOptions } from '../../http/fastify-options.js';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../clock.js';
 import { agentConfigOf } from '../../domain/agent-settings.js';

@@ -1,4 +1,4 @@
-import { inflateBody, InflateError } from '../inflate-body.js';
+import { inflateBody, InflateError } from '../../http/inflate-body.js';
 import { CollectorError, malformed } from './collector-error.js';
 
 /** Inflated bodies above this are refused: the agents' 1 MB wire limit at a generous 64× ratio. */

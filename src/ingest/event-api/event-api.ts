@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyError, FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { RateLimiter } from '../../api/rest/rate-limit.js';
+import { RateLimiter } from '../../http/rate-limit.js';
 import type { Clock } from '../../clock.js';
 import { CUSTOM_EVENTS, Rows } from '../../store/append-tables.js';
 import { StoreBusyError, type BatchWriter } from '../../store/batch-writer.js';

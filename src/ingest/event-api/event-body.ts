@@ -1,4 +1,4 @@
-import { inflateBody, InflateError } from '../inflate-body.js';
+import { inflateBody, InflateError } from '../../http/inflate-body.js';
 import { EventApiError } from './event-api-error.js';
 
 /** New Relic's limit: 1 MB (10^6 bytes) per POST, as sent (compressed when it is). */
