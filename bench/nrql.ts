@@ -41,7 +41,7 @@ import { startServer, type RunningServer } from '../src/server.js';
 import type { RenderedSql } from '../src/sql/dialect.js';
 import type { AggregatePlan } from '../src/plan/aggregate-plan.js';
 import { and, type Predicate } from '../src/plan/expressions.js';
-import { duckdbDialect } from '../src/sql/duckdb-dialect.js';
+import { duckdbDialect } from '../src/store/duckdb/duckdb-dialect.js';
 import { renderAggregatePlan } from '../src/sql/render-plan.js';
 import { DuckDbPlanExecutor, type PlanExecutor } from '../src/store/plan-executor.js';
 import { DEFAULT_NRQL_STORE_SHAPE, ensureNrqlStore, type NrqlStore, type NrqlStoreShape } from './fixtures/nrql-store.js';

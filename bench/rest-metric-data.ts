@@ -43,10 +43,10 @@ import { planMetricData, type MetricDataPlan } from '../src/api/rest/metric-data
 import { shapeMetricData } from '../src/api/rest/metric-data/metric-data-shape.js';
 import { threeSignificant } from '../src/api/rest/number-format.js';
 import { startServer, type RunningServer } from '../src/server.js';
-import { duckdbDialect } from '../src/sql/duckdb-dialect.js';
+import { duckdbDialect } from '../src/store/duckdb/duckdb-dialect.js';
 import { renderAggregatePlan } from '../src/sql/render-plan.js';
 import type { RenderedSql, SqlParam } from '../src/sql/dialect.js';
-import { timestampValue } from '../src/store/duckdb-values.js';
+import { timestampValue } from '../src/store/duckdb/duckdb-values.js';
 import { DuckDbPlanExecutor } from '../src/store/plan-executor.js';
 import { ALL_TIMESLICES, DEFAULT_STORE_SHAPE, ensureTimesliceStore, type StoreShape, type TimesliceStore } from './fixtures/timeslice-store.js';
 

@@ -1,7 +1,7 @@
 import { totalmem } from 'node:os';
 import { resolve } from 'node:path';
 import { defaultDecodeWorkers } from './ingest/agent/agent-decoder.js';
-import { DEFAULT_COMPACTION, type CompactorOptions } from './store/timeslice-compactor.js';
+import { DEFAULT_COMPACTION, type CompactorOptions } from './store/duckdb/timeslice-compactor.js';
 import { parseSunsetMode, type SunsetMode } from './api/rest/sunset.js';
 
 export interface ServeConfig {

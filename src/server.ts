@@ -14,11 +14,11 @@ import { eventApiPlugin } from './ingest/event-api/event-api.js';
 import { ensureCollectorCertificate } from './security/tls.js';
 import { BatchWriter } from './store/batch-writer.js';
 import { Catalog, type CreatedKeys } from './store/catalog.js';
-import { Database } from './store/database.js';
+import { Database } from './store/duckdb/database.js';
 import { Deployments } from './store/deployments.js';
 import { loadEntityStores, type EntityStores } from './store/entity-stores.js';
 import { DuckDbPlanExecutor } from './store/plan-executor.js';
-import { TimesliceCompactor } from './store/timeslice-compactor.js';
+import { TimesliceCompactor } from './store/duckdb/timeslice-compactor.js';
 import { Mutex } from './store/mutex.js';
 import { MetricIndex } from './store/metric-index.js';
 

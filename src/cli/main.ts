@@ -3,7 +3,7 @@ import { ConfigError, resolveServeConfig } from '../config.js';
 import { serveCommand } from './serve.js';
 import { demoCommand } from './demo.js';
 import { queryCommand } from './query.js';
-import { StoreLockedError } from '../store/database.js';
+import { StoreLockedError } from '../store/duckdb/database.js';
 
 const USAGE = `Usage: timeslice <command> [options]
 

@@ -6,7 +6,7 @@ import { NrqlEngine, type NrqlAnswer } from '../nrql/nrql-engine.js';
 import { NrqlError } from '../nrql/nrql-error.js';
 import { BatchWriter } from '../store/batch-writer.js';
 import { Catalog } from '../store/catalog.js';
-import { Database } from '../store/database.js';
+import { Database } from '../store/duckdb/database.js';
 import { MetricIndex } from '../store/metric-index.js';
 import { DuckDbPlanExecutor } from '../store/plan-executor.js';
 

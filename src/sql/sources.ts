@@ -1,4 +1,4 @@
-import { TIMESLICE_TABLES } from '../store/timeslice-compactor.js';
+import { TIMESLICE_TABLES } from '../store/duckdb/timeslice-compactor.js';
 import type { PlanSource, TimesliceField } from '../plan/aggregate-plan.js';
 
 /** The physical type of a typed column, for the conversions a use asks for. */

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Rows, TIMESLICES } from './append-tables.js';
+import { Rows, TIMESLICES } from './duckdb/append-tables.js';
 import { BatchWriter, StoreBusyError } from './batch-writer.js';
-import { Database } from './database.js';
+import { Database } from './duckdb/database.js';
 
 const minute = Date.UTC(2026, 10, 22, 12, 0);
 function timeslices(metricIds: readonly (number | null)[]): Rows {

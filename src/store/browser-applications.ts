@@ -6,11 +6,11 @@ import {
   type SettingsPatch,
 } from '../domain/agent-settings.js';
 import { DEFAULT_END_USER_APDEX_T } from './catalog.js';
-import type { Database } from './database.js';
-import { timestampValue } from './duckdb-values.js';
+import type { Database } from './duckdb/database.js';
+import { timestampValue } from './duckdb/duckdb-values.js';
 import { EntityIds } from './entity-ids.js';
 import { Mutex } from './mutex.js';
-import { runOnOwnConnection } from './own-connection.js';
+import { runOnOwnConnection } from './duckdb/own-connection.js';
 
 /**
  * Which browser agent the loader snippet brings: SPA (single-page app monitoring, the full

@@ -1,16 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import type { DuckDBTimestampValue, DuckDBValue } from '@duckdb/node-api';
-import { paramTypes, timestampValue } from './duckdb-values.js';
+import { paramTypes, timestampValue } from './duckdb/duckdb-values.js';
 import type { Clock } from '../clock.js';
 import {
   applySettingsPatch, DEFAULT_APM_AGENT_SETTINGS, validateApmAgentSettings, type ApmAgentSettings, type SettingsPatch,
 } from '../domain/agent-settings.js';
 import { generateLicenseKey, generateUserKey, hashKey, keyHint } from '../security/keys.js';
-import { APPEND_TABLES } from './append-tables.js';
-import type { Database } from './database.js';
+import { APPEND_TABLES } from './duckdb/append-tables.js';
+import type { Database } from './duckdb/database.js';
 import { Mutex } from './mutex.js';
-import { TIMESLICE_TABLES } from './timeslice-compactor.js';
+import { TIMESLICE_TABLES } from './duckdb/timeslice-compactor.js';
 
 export interface Account { readonly id: number; readonly name: string }
 /** Timeslice keeps no user records: a user key stands for its user, whose id is the key's. */

@@ -2,14 +2,14 @@ import { randomUUID } from 'node:crypto';
 import type { DuckDBValue } from '@duckdb/node-api';
 import type { Clock } from '../clock.js';
 import { entityGuid } from '../domain/entity-guid.js';
-import { CUSTOM_EVENTS, Rows } from './append-tables.js';
+import { CUSTOM_EVENTS, Rows } from './duckdb/append-tables.js';
 import type { BatchWriter } from './batch-writer.js';
 import type { Application } from './catalog.js';
-import type { Database } from './database.js';
-import { timestampValue } from './duckdb-values.js';
+import type { Database } from './duckdb/database.js';
+import { timestampValue } from './duckdb/duckdb-values.js';
 import { Mutex } from './mutex.js';
 import { attributeJson } from './attribute-json.js';
-import { withOwnConnection } from './own-connection.js';
+import { withOwnConnection } from './duckdb/own-connection.js';
 
 /**
  * Change tracking events, deployments among them, as New Relic stores them: one row of

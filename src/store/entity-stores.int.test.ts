@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import { DEFAULT_APM_AGENT_SETTINGS, DEFAULT_BROWSER_MONITORING_SETTINGS, DEFAULT_MOBILE_AGENT_SETTINGS } from '../domain/agent-settings.js';
 import { browserApdexT } from './browser-applications.js';
 import { Catalog, type Application } from './catalog.js';
-import { Database } from './database.js';
+import { Database } from './duckdb/database.js';
 import { loadEntityStores, type EntityStores } from './entity-stores.js';
-import { MIGRATIONS } from './migrations.js';
+import { MIGRATIONS } from './duckdb/migrations.js';
 
 const NOW = Date.UTC(2026, 10, 22, 12, 0, 30);
 const clock = { now: () => NOW };

@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import { BrowserApplications } from './browser-applications.js';
-import type { Database } from './database.js';
+import type { Database } from './duckdb/database.js';
 import { KeyTransactions } from './key-transactions.js';
 import { MobileApplications } from './mobile-applications.js';
 

@@ -1,10 +1,10 @@
 import type { Clock } from '../clock.js';
 import type { Application } from './catalog.js';
-import type { Database } from './database.js';
-import { timestampValue } from './duckdb-values.js';
+import type { Database } from './duckdb/database.js';
+import { timestampValue } from './duckdb/duckdb-values.js';
 import { EntityIds } from './entity-ids.js';
 import { Mutex } from './mutex.js';
-import { runOnOwnConnection } from './own-connection.js';
+import { runOnOwnConnection } from './duckdb/own-connection.js';
 
 /** A transaction of an application watched on its own, with its own Apdex T. */
 export interface KeyTransaction {

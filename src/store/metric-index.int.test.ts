@@ -4,11 +4,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Clock } from '../clock.js';
-import { Rows, TIMESLICES } from './append-tables.js';
+import { Rows, TIMESLICES } from './duckdb/append-tables.js';
 import { BatchWriter } from './batch-writer.js';
-import { Database } from './database.js';
+import { Database } from './duckdb/database.js';
 import { MetricIndex, type MetricWrite } from './metric-index.js';
-import { MIGRATIONS } from './migrations.js';
+import { MIGRATIONS } from './duckdb/migrations.js';
 
 const minute = Date.UTC(2026, 10, 22, 12, 0);
 const target = { appId: 1, hostId: 1, instanceId: 1 };

@@ -1,8 +1,8 @@
-import { TIMESLICE_TABLES } from './timeslice-compactor.js';
+import { TIMESLICE_TABLES } from './duckdb/timeslice-compactor.js';
 import type { Clock } from '../clock.js';
 import type { BatchWriter, WriteTicket } from './batch-writer.js';
-import { METRIC_NAMES, METRIC_PRESENCE, Rows } from './append-tables.js';
-import type { Database } from './database.js';
+import { METRIC_NAMES, METRIC_PRESENCE, Rows } from './duckdb/append-tables.js';
+import type { Database } from './duckdb/database.js';
 
 const COMMITTED: Promise<void> = Promise.resolve();
 /** Timeslices are filed under their minute: data filed at `ts` was stored by the end of that minute. */

@@ -4,11 +4,11 @@ import type { Clock } from '../clock.js';
 import {
   applySettingsPatch, DEFAULT_MOBILE_AGENT_SETTINGS, validateMobileAgentSettings, type MobileAgentSettings, type SettingsPatch,
 } from '../domain/agent-settings.js';
-import type { Database } from './database.js';
-import { timestampValue } from './duckdb-values.js';
+import type { Database } from './duckdb/database.js';
+import { timestampValue } from './duckdb/duckdb-values.js';
 import { EntityIds } from './entity-ids.js';
 import { Mutex } from './mutex.js';
-import { runOnOwnConnection } from './own-connection.js';
+import { runOnOwnConnection } from './duckdb/own-connection.js';
 
 /** A mobile application: its agents report with its token, its events carry its name as `appName`. */
 export interface MobileApplication {

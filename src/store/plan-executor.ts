@@ -5,10 +5,10 @@ import {
 import type { AggregatePlan, RowsPlan } from '../plan/aggregate-plan.js';
 import { MERGEABLE_AGGREGATES } from '../plan/expressions.js';
 import type { Dialect, RenderedSql, SqlParam } from '../sql/dialect.js';
-import { duckdbDialect } from '../sql/duckdb-dialect.js';
+import { duckdbDialect } from './duckdb/duckdb-dialect.js';
 import { renderAggregatePlan, renderRowsPlan } from '../sql/render-plan.js';
-import type { Database } from './database.js';
-import { timestampValue } from './duckdb-values.js';
+import type { Database } from './duckdb/database.js';
+import { timestampValue } from './duckdb/duckdb-values.js';
 
 /**
  * An aggregate plan's result as columns: one array per group key, the bucket index, each

@@ -17,7 +17,7 @@ import { mainPlan } from '../../src/nrql/execute.js';
 import { format } from '../../src/nrql/format.js';
 import { NrqlError } from '../../src/nrql/nrql-error.js';
 import { parse } from '../../src/nrql/parser.js';
-import { duckdbDialect } from '../../src/sql/duckdb-dialect.js';
+import { duckdbDialect } from '../../src/store/duckdb/duckdb-dialect.js';
 import { renderAggregatePlan, renderRowsPlan } from '../../src/sql/render-plan.js';
 import { nrqlArbitraries } from '../helpers/nrql-generator.js';
 import { NRQL_PATTERN_QUERIES, NRQL_WORKED_EXAMPLES } from '../helpers/nrql-examples.js';

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { renderAggregatePlan } from '../../../sql/render-plan.js';
-import { duckdbDialect } from '../../../sql/duckdb-dialect.js';
+import { duckdbDialect } from '../../../store/duckdb/duckdb-dialect.js';
 import { assertGolden } from '../../../../test/helpers/golden.js';
 import { planMetricData, type MetricDataQuery } from './metric-data-plan.js';
 

@@ -1,8 +1,8 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../../clock.js';
 import type { Database } from './database.js';
 import { timestampValue } from './duckdb-values.js';
-import { Mutex } from './mutex.js';
+import { Mutex } from '../mutex.js';
 
 export const COMPACTED_TIMESLICES = 'timeslices_compacted';
 export const DAILY_TIMESLICES = 'timeslices_daily';

@@ -1,6 +1,6 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { connectApp, ManualClock, rest, sendMetrics, startTestServer } from '../../test/helpers/rest-fixture.js';
+import { connectApp, ManualClock, rest, sendMetrics, startTestServer } from '../../../test/helpers/rest-fixture.js';
 import { TimesliceCompactor } from './timeslice-compactor.js';
 
 const clock = new ManualClock(Date.parse('2026-11-22T12:00:30Z'));

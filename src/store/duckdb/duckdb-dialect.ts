@@ -1,5 +1,5 @@
-import { assertNever } from '../plan/expressions.js';
-import { registerDialect, type Dialect } from './dialect.js';
+import { assertNever } from '../../plan/expressions.js';
+import { registerDialect, type Dialect } from '../../sql/dialect.js';
 
 /** `true`/`false` in any case (a JSON boolean reads as that text too); anything else is no boolean. */
 const booleanText = (text: string) => `CASE lower(${text}) WHEN 'true' THEN TRUE WHEN 'false' THEN FALSE END`;
