@@ -13,7 +13,8 @@ import { buildCollector } from './ingest/agent/collector.js';
 import { eventApiPlugin } from './ingest/event-api/event-api.js';
 import { ensureCollectorCertificate } from './security/tls.js';
 import { BatchWriter } from './store/batch-writer.js';
-import { Catalog, type CreatedKeys } from './store/catalog.js';
+import type { CreatedKeys } from './store/catalog.js';
+import { DuckDbCatalog } from './store/duckdb/duckdb-catalog.js';
 import { Database } from './store/duckdb/database.js';
 import { Deployments } from './store/deployments.js';
 import { loadEntityStores, type EntityStores } from './store/entity-stores.js';
@@ -32,7 +33,7 @@ export interface RunningServer {
   /** Keys in clear when this start created them (first start) or was given them; else undefined. */
   readonly createdKeys: CreatedKeys | undefined;
   readonly db: Database;
-  readonly catalog: Catalog;
+  readonly catalog: DuckDbCatalog;
   /** Metric names ↔ ids, the unscoped metrics each application/host/instance reported, and when it last did. */
   readonly metrics: MetricIndex;
   /** Key transactions, mobile and browser applications. */
@@ -73,7 +74,7 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
     const entities = await loadEntityStores(db, clock);
     // Deleting an application deletes its key transactions and browser side from these stores too.
     const dependents = [entities.keyTransactions, entities.browserApplications];
-    const catalog = await Catalog.load(db, clock, { metrics, storeMaintenance, dependents });
+    const catalog = await DuckDbCatalog.load(db, clock, { metrics, storeMaintenance, dependents });
     const createdKeys = await catalog.bootstrap({
       ...(config.apiKey ? { userKey: config.apiKey } : {}),
       ...(config.licenseKey ? { licenseKey: config.licenseKey } : {}),

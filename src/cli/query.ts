@@ -5,7 +5,7 @@ import { storeDictionaries } from '../nrql/dictionaries.js';
 import { NrqlEngine, type NrqlAnswer } from '../nrql/nrql-engine.js';
 import { NrqlError } from '../nrql/nrql-error.js';
 import { BatchWriter } from '../store/batch-writer.js';
-import { Catalog } from '../store/catalog.js';
+import { DuckDbCatalog } from '../store/duckdb/duckdb-catalog.js';
 import { Database } from '../store/duckdb/database.js';
 import { MetricIndex } from '../store/metric-index.js';
 import { DuckDbPlanExecutor } from '../store/plan-executor.js';
@@ -29,7 +29,7 @@ async function runOnDataDirectory(options: QueryCommandOptions & { dataDir: stri
   const executor = new DuckDbPlanExecutor(db);
   try {
     const metrics = await MetricIndex.load(db, writer, systemClock);
-    const catalog = await Catalog.load(db, systemClock, { metrics });
+    const catalog = await DuckDbCatalog.load(db, systemClock, { metrics });
     const engine = new NrqlEngine({ executor, dictionaries: storeDictionaries(catalog, metrics), clock: systemClock });
     try {
       const answer = await engine.run(options.query, {

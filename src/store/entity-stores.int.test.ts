@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_APM_AGENT_SETTINGS, DEFAULT_BROWSER_MONITORING_SETTINGS, DEFAULT_MOBILE_AGENT_SETTINGS } from '../domain/agent-settings.js';
 import { browserApdexT } from './browser-applications.js';
-import { Catalog, type Application } from './catalog.js';
+import type { Application } from './catalog.js';
+import { DuckDbCatalog } from './duckdb/duckdb-catalog.js';
 import { Database } from './duckdb/database.js';
 import { loadEntityStores, type EntityStores } from './entity-stores.js';
 import { MIGRATIONS } from './duckdb/migrations.js';
@@ -321,7 +322,7 @@ test('migration 7 upgrades a version-6 store with rows: settings at their defaul
   assert.deepEqual(await db.all('SELECT id, apdex_t, monitoring_settings FROM browser_applications ORDER BY id'), [
     { id: 1, apdex_t: 7, monitoring_settings: null }, { id: 3, apdex_t: null, monitoring_settings: null },
   ]);
-  const catalog = await Catalog.load(db, clock);
+  const catalog = await DuckDbCatalog.load(db, clock);
   const shop = catalog.application(4)!;
   assert.deepEqual([shop.apdexT, shop.endUserApdexT, shop.useServerSideConfig, shop.agentSettings], [0.25, 3, false, DEFAULT_APM_AGENT_SETTINGS]);
   const stores = await loadEntityStores(db, clock);

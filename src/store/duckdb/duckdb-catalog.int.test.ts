@@ -3,13 +3,14 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { APPEND_TABLES, CUSTOM_EVENTS, Rows, TIMESLICES } from './duckdb/append-tables.js';
-import { BatchWriter } from './batch-writer.js';
-import { DEFAULT_APM_AGENT_SETTINGS } from '../domain/agent-settings.js';
-import { hashKey } from '../security/keys.js';
-import { ApplicationNotFoundError, Catalog, type ConnectFacts, type RunTarget } from './catalog.js';
-import { Database } from './duckdb/database.js';
-import { MetricIndex } from './metric-index.js';
+import { APPEND_TABLES, CUSTOM_EVENTS, Rows, TIMESLICES } from './append-tables.js';
+import { BatchWriter } from '../batch-writer.js';
+import { DEFAULT_APM_AGENT_SETTINGS } from '../../domain/agent-settings.js';
+import { hashKey } from '../../security/keys.js';
+import { ApplicationNotFoundError, type ConnectFacts, type RunTarget } from '../catalog.js';
+import { DuckDbCatalog } from './duckdb-catalog.js';
+import { Database } from './database.js';
+import { MetricIndex } from '../metric-index.js';
 
 const NOW = Date.UTC(2026, 10, 22, 12, 0, 30);
 const clock = { now: () => NOW };
@@ -23,7 +24,7 @@ interface Store {
   readonly db: Database;
   readonly writer: BatchWriter;
   readonly metrics: MetricIndex;
-  readonly catalog: Catalog;
+  readonly catalog: DuckDbCatalog;
 }
 
 /** A store on a file in a temp directory; `reopen` closes it and opens the same file again. */
@@ -34,7 +35,7 @@ async function openStore(t: { after(fn: () => Promise<void>): void }, dependents
     const db = await Database.open({ path: join(dir, 'catalog.duckdb') });
     const writer = new BatchWriter(db.appendConnection);
     const metrics = await MetricIndex.load(db, writer, clock);
-    const catalog = await Catalog.load(db, clock, { metrics, dependents });
+    const catalog = await DuckDbCatalog.load(db, clock, { metrics, dependents });
     await catalog.bootstrap();
     current = { db, writer, metrics, catalog };
     return current;
