@@ -16,12 +16,15 @@ import { BatchWriter } from './store/batch-writer.js';
 import type { CreatedKeys } from './store/catalog.js';
 import { DuckDbCatalog } from './store/duckdb/duckdb-catalog.js';
 import { Database } from './store/duckdb/database.js';
+import { DuckDbChangeTrackingRecords } from './store/duckdb/duckdb-change-tracking.js';
 import { Deployments } from './store/deployments.js';
-import { loadEntityStores, type EntityStores } from './store/entity-stores.js';
+import type { EntityStores } from './store/entity-stores.js';
+import { loadDuckDbEntityStores } from './store/duckdb/duckdb-entity-stores.js';
 import { DuckDbPlanExecutor } from './store/plan-executor.js';
 import { TimesliceCompactor } from './store/duckdb/timeslice-compactor.js';
 import { Mutex } from './store/mutex.js';
-import { MetricIndex } from './store/metric-index.js';
+import type { MetricIndex } from './store/metric-index.js';
+import { DuckDbMetricIndex } from './store/duckdb/duckdb-metric-index.js';
 
 export interface RunningServer {
   readonly apiUrl: string;
@@ -69,9 +72,9 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
   let decoder: AgentDecoder | undefined;
   try {
     writer = new BatchWriter(db.appendConnection);
-    const metrics = await MetricIndex.load(db, writer, clock);
+    const metrics = await DuckDbMetricIndex.load(db, writer, clock);
     const storeMaintenance = new Mutex();
-    const entities = await loadEntityStores(db, clock);
+    const entities = await loadDuckDbEntityStores(db, clock);
     // Deleting an application deletes its key transactions and browser side from these stores too.
     const dependents = [entities.keyTransactions, entities.browserApplications];
     const catalog = await DuckDbCatalog.load(db, clock, { metrics, storeMaintenance, dependents });
@@ -91,7 +94,7 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
       https: { key: tls.key, cert: tls.cert },
     });
     // Deployments v0 and the Event API answer on the collector too (their docs' host names may point either way).
-    const deployments = new Deployments(db, writer, clock);
+    const deployments = new Deployments(new DuckDbChangeTrackingRecords(db, writer), clock);
     const apiUsage = new ApiUsageRecorder({ db, catalog, writer, clock, logger });
     let apiPort = config.port;
     await collector.register(deploymentsV0Plugin({

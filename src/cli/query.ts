@@ -7,7 +7,7 @@ import { NrqlError } from '../nrql/nrql-error.js';
 import { BatchWriter } from '../store/batch-writer.js';
 import { DuckDbCatalog } from '../store/duckdb/duckdb-catalog.js';
 import { Database } from '../store/duckdb/database.js';
-import { MetricIndex } from '../store/metric-index.js';
+import { DuckDbMetricIndex } from '../store/duckdb/duckdb-metric-index.js';
 import { DuckDbPlanExecutor } from '../store/plan-executor.js';
 
 export interface QueryCommandOptions {
@@ -28,7 +28,7 @@ async function runOnDataDirectory(options: QueryCommandOptions & { dataDir: stri
   const writer = new BatchWriter(db.appendConnection);
   const executor = new DuckDbPlanExecutor(db);
   try {
-    const metrics = await MetricIndex.load(db, writer, systemClock);
+    const metrics = await DuckDbMetricIndex.load(db, writer, systemClock);
     const catalog = await DuckDbCatalog.load(db, systemClock, { metrics });
     const engine = new NrqlEngine({ executor, dictionaries: storeDictionaries(catalog, metrics), clock: systemClock });
     try {

@@ -10,7 +10,8 @@ import { hashKey } from '../../security/keys.js';
 import { ApplicationNotFoundError, type ConnectFacts, type RunTarget } from '../catalog.js';
 import { DuckDbCatalog } from './duckdb-catalog.js';
 import { Database } from './database.js';
-import { MetricIndex } from '../metric-index.js';
+import type { MetricIndex } from '../metric-index.js';
+import { DuckDbMetricIndex } from './duckdb-metric-index.js';
 
 const NOW = Date.UTC(2026, 10, 22, 12, 0, 30);
 const clock = { now: () => NOW };
@@ -34,7 +35,7 @@ async function openStore(t: { after(fn: () => Promise<void>): void }, dependents
   const open = async (): Promise<Store> => {
     const db = await Database.open({ path: join(dir, 'catalog.duckdb') });
     const writer = new BatchWriter(db.appendConnection);
-    const metrics = await MetricIndex.load(db, writer, clock);
+    const metrics = await DuckDbMetricIndex.load(db, writer, clock);
     const catalog = await DuckDbCatalog.load(db, clock, { metrics, dependents });
     await catalog.bootstrap();
     current = { db, writer, metrics, catalog };

@@ -3,12 +3,13 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Clock } from '../clock.js';
-import { Rows, TIMESLICES } from './duckdb/append-tables.js';
-import { BatchWriter } from './batch-writer.js';
-import { Database } from './duckdb/database.js';
-import { MetricIndex, type MetricWrite } from './metric-index.js';
-import { MIGRATIONS } from './duckdb/migrations.js';
+import type { Clock } from '../../clock.js';
+import { Rows, TIMESLICES } from './append-tables.js';
+import { BatchWriter } from '../batch-writer.js';
+import { Database } from './database.js';
+import type { MetricWrite } from '../metric-index.js';
+import { DuckDbMetricIndex } from './duckdb-metric-index.js';
+import { MIGRATIONS } from './migrations.js';
 
 const minute = Date.UTC(2026, 10, 22, 12, 0);
 const target = { appId: 1, hostId: 1, instanceId: 1 };
@@ -32,7 +33,7 @@ function harvest(names: readonly string[], options: { scoped?: [string, string][
 
 interface Opened {
   readonly db: Database;
-  readonly metrics: MetricIndex;
+  readonly metrics: DuckDbMetricIndex;
   readonly commits: () => number;
   readonly clock: Clock & { ms: number };
   /** Closes the store (also done after the test). */
@@ -55,7 +56,7 @@ async function open(t: { after(fn: () => Promise<void>): void }, path = ':memory
     if (sql === 'COMMIT') commits++;
     return (run as (...a: unknown[]) => unknown)(sql, ...rest);
   }) as typeof db.appendConnection.run;
-  return { db, metrics: await MetricIndex.load(db, writer, clock), commits: () => commits, clock, close };
+  return { db, metrics: await DuckDbMetricIndex.load(db, writer, clock), commits: () => commits, clock, close };
 }
 
 async function tempDir(t: { after(fn: () => Promise<void>): void }): Promise<string> {
