@@ -52,6 +52,8 @@ export interface AccountsAndKeys {
   revokeKey(key: string): Promise<void>;
   accountForLicenseKey(key: string): number | undefined;
   accountForUserKey(key: string): number | undefined;
+  /** The id of a stored key, user or license (what `TimesliceApiCall` events name a caller by). */
+  keyId(key: string): number | undefined;
   /** The user a user key stands for (NerdGraph's `actor.user`), named after the key's hint. */
   userOfKey(key: string): KeyUser | undefined;
 }

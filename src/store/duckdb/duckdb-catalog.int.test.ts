@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { APPEND_TABLES, CUSTOM_EVENTS, Rows, TIMESLICES } from './append-tables.js';
-import { BatchWriter } from '../batch-writer.js';
+import { DuckDbBatchWriter } from './duckdb-batch-writer.js';
 import { DEFAULT_APM_AGENT_SETTINGS } from '../../domain/agent-settings.js';
 import { hashKey } from '../../security/keys.js';
 import { ApplicationNotFoundError, type ConnectFacts, type RunTarget } from '../catalog.js';
@@ -23,7 +23,7 @@ function facts(appNames: string[], overrides: Partial<ConnectFacts> = {}): Conne
 
 interface Store {
   readonly db: Database;
-  readonly writer: BatchWriter;
+  readonly writer: DuckDbBatchWriter;
   readonly metrics: MetricIndex;
   readonly catalog: DuckDbCatalog;
 }
@@ -34,7 +34,7 @@ async function openStore(t: { after(fn: () => Promise<void>): void }, dependents
   let current: Store | undefined;
   const open = async (): Promise<Store> => {
     const db = await Database.open({ path: join(dir, 'catalog.duckdb') });
-    const writer = new BatchWriter(db.appendConnection);
+    const writer = new DuckDbBatchWriter(db.appendConnection);
     const metrics = await DuckDbMetricIndex.load(db, writer, clock);
     const catalog = await DuckDbCatalog.load(db, clock, { metrics, dependents });
     await catalog.bootstrap();

@@ -75,6 +75,7 @@ export class DuckDbCatalog implements Catalog {
   revokeKey(key: string): Promise<void> { return this.accountsPart.revokeKey(key); }
   accountForLicenseKey(key: string): number | undefined { return this.accountsPart.accountForLicenseKey(key); }
   accountForUserKey(key: string): number | undefined { return this.accountsPart.accountForUserKey(key); }
+  keyId(key: string): number | undefined { return this.accountsPart.keyId(key); }
   userOfKey(key: string): KeyUser | undefined { return this.accountsPart.userOfKey(key); }
 
   application(id: number): Application | undefined { return this.apps.application(id); }

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Clock } from '../../clock.js';
 import { Rows, TIMESLICES } from './append-tables.js';
-import { BatchWriter } from '../batch-writer.js';
+import { DuckDbBatchWriter } from './duckdb-batch-writer.js';
 import { Database } from './database.js';
 import type { MetricWrite } from '../metric-index.js';
 import { DuckDbMetricIndex } from './duckdb-metric-index.js';
@@ -49,7 +49,7 @@ async function open(t: { after(fn: () => Promise<void>): void }, path = ':memory
   };
   t.after(close);
   const clock = { ms: minute + 90_000, now() { return this.ms; } };
-  const writer = new BatchWriter(db.appendConnection);
+  const writer = new DuckDbBatchWriter(db.appendConnection);
   let commits = 0;
   const run = db.appendConnection.run.bind(db.appendConnection);
   db.appendConnection.run = (async (sql: string, ...rest: unknown[]) => {

@@ -102,6 +102,10 @@ export class DuckDbAccounts implements AccountsAndKeys {
     return found?.kind === 'user' ? found.accountId : undefined;
   }
 
+  keyId(key: string): number | undefined {
+    return this.keys.get(hashKey(key.trim()))?.id;
+  }
+
   userOfKey(key: string): KeyUser | undefined {
     const found = this.keys.get(hashKey(key.trim()));
     return found?.kind === 'user' ? { id: found.id, accountId: found.accountId, hint: found.hint, name: `User of key ${found.hint}`, createdAt: found.createdAt } : undefined;
