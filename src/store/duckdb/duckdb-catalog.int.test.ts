@@ -313,3 +313,36 @@ test('an instance keeps the agent version it connected with, and a reconnect of 
   const versions = (await reopen()).catalog.instancesOf(primary.id).map((i) => [i.pid, i.agentVersion]).sort();
   assert.deepEqual(versions, [[4242, '13.2.0'], [5000, '13.1.0']]);
 });
+
+test('ids stay unique when the runs that remembered a deleted application expire: the next application after a restart gets a new id', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'timeslice-catalog-'));
+  let now = NOW;
+  const moving = { now: () => now };
+  const open = async () => {
+    const db = await Database.open({ path: join(dir, 'catalog.duckdb') });
+    const writer = new DuckDbBatchWriter(db.appendConnection);
+    const metrics = await DuckDbMetricIndex.load(db, writer, moving);
+    return { db, writer, catalog: await DuckDbCatalog.load(db, moving, { metrics }) };
+  };
+  let s = await open();
+  t.after(async () => {
+    await s.writer.close();
+    await s.db.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+  await s.catalog.bootstrap();
+  await s.catalog.connect(1, facts(['kept']));
+  const gone = await s.catalog.connect(1, facts(['gone'], { host: 'web-2' }));
+  assert.deepEqual(gone.run.targets, [{ appId: 2, hostId: 2, instanceId: 2 }]);
+  await s.catalog.deleteApplication(2);
+  now += 24 * 3_600_000 + 1;
+  assert.deepEqual(await s.catalog.expireIdle(), { runs: 2, instances: 0 });
+  now += 7 * 24 * 3_600_000;
+  assert.deepEqual(await s.catalog.expireIdle(), { runs: 0, instances: 1 }, 'the kept application\'s idle instance');
+  assert.deepEqual(await s.db.all('SELECT count(*)::INTEGER AS n FROM agent_runs'), [{ n: 0 }]);
+  await s.writer.close();
+  await s.db.close();
+  s = await open();
+  const next = await s.catalog.connect(1, facts(['new'], { host: 'web-3' }));
+  assert.deepEqual(next.run.targets, [{ appId: 3, hostId: 3, instanceId: 3 }]);
+});
