@@ -19,7 +19,7 @@ async function runRows(ts: TestServer): Promise<number> {
   return Number(row!.n);
 }
 
-test('runs idle for 24 h and instances idle for 8 days are expired; their ids are never handed out again', async (t) => {
+test('runs idle for 24 h, instances idle for 8 days and hosts left without one are expired; their ids are never handed out again', async (t) => {
   const clock = new ManualClock(T0);
   const ts = await startTestServer({}, { clock });
   t.after(() => ts.stop());
@@ -34,12 +34,12 @@ test('runs idle for 24 h and instances idle for 8 days are expired; their ids ar
 
   // One minute short of a day after its last call the run stays.
   clock.ms = T0 + DAY_MS - 60_000;
-  assert.deepEqual(await ts.server.store.expireIdle(), { runs: 0, instances: 0 });
+  assert.deepEqual(await ts.server.store.expireIdle(), { runs: 0, instances: 0, hosts: 0 });
   assert.equal(await runRows(ts), 1);
 
   // A day after its last call the run is gone from memory and from its table: its agent is told to reconnect.
   clock.ms = T0 + DAY_MS + 1;
-  assert.deepEqual(await ts.server.store.expireIdle(), { runs: 1, instances: 0 });
+  assert.deepEqual(await ts.server.store.expireIdle(), { runs: 1, instances: 0, hosts: 0 });
   assert.equal(await runRows(ts), 0);
   const late = await invoke(ts.server, { query: agentQuery('metric_data', TEST_LICENSE_KEY, agent.runId), body: [agent.runId, T0 / 1000, T0 / 1000 + 60, []] });
   assert.equal(late.status, 409);
@@ -49,11 +49,13 @@ test('runs idle for 24 h and instances idle for 8 days are expired; their ids ar
 
   // Eight days after it last reported, the instance leaves the catalog; its application keeps the data.
   clock.ms = T0 + 8 * DAY_MS - 60_000;
-  assert.deepEqual(await ts.server.store.expireIdle(), { runs: 0, instances: 0 });
+  assert.deepEqual(await ts.server.store.expireIdle(), { runs: 0, instances: 0, hosts: 0 });
   clock.ms = T0 + 8 * DAY_MS + 1;
-  assert.deepEqual(await ts.server.store.expireIdle(), { runs: 0, instances: 1 });
+  assert.deepEqual(await ts.server.store.expireIdle(), { runs: 0, instances: 1, hosts: 1 });
   assert.deepEqual((await restGet(ts, `/v2/applications/${agent.appId}/instances.json`)).body.application_instances, []);
   assert.equal((await restGet(ts, `/v2/applications/${agent.appId}/instances/${instanceId}.json`)).status, 404);
+  // Its host had no other instance: it goes too.
+  assert.deepEqual((await restGet(ts, `/v2/applications/${agent.appId}/hosts.json`)).body.application_hosts, []);
   const window = `from=${new Date(T0 - 5 * 60_000).toISOString()}&to=${new Date(T0 + 5 * 60_000).toISOString()}`;
   const data = await restGet(ts, `/v2/applications/${agent.appId}/metrics/data.json?names[]=HttpDispatcher&values[]=call_count&summarize=true&${window}`);
   assert.equal(data.status, 200);
@@ -75,7 +77,7 @@ test('a run that keeps calling is never expired, and neither is its instance', a
     clock.ms = T0 + day * DAY_MS - HOUR_MS;
     await sendMetrics(ts, agent.runId, clock.ms - 60_000, clock.ms, [['HttpDispatcher', '', [1, 0.1, 0.1, 0.1, 0.1, 0.01]]]);
     clock.ms = T0 + day * DAY_MS;
-    assert.deepEqual(await ts.server.store.expireIdle(), { runs: 0, instances: 0 }, `day ${day}`);
+    assert.deepEqual(await ts.server.store.expireIdle(), { runs: 0, instances: 0, hosts: 0 }, `day ${day}`);
   }
   assert.equal(await runRows(ts), 1);
   assert.equal((await restGet(ts, `/v2/applications/${agent.appId}/instances.json`)).body.application_instances.length, 1);

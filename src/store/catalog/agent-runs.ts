@@ -32,7 +32,7 @@ export const RUN_IDLE_EXPIRY_MS = 24 * 3_600_000;
  * An instance no run targets any more and that has not connected, called or reported metric data
  * for this long leaves the catalog (REST's instance list, instance metric data): REST v2 keeps
  * minute-resolution data for 8 days, so an instance idle longer has nothing left at that resolution.
- * Its timeslices stay in its application's and host's data.
+ * Its timeslices stay in its application's data; a host whose last instance expires goes with it.
  */
 export const INSTANCE_IDLE_EXPIRY_MS = 8 * 24 * 3_600_000;
 
@@ -48,6 +48,8 @@ export const DEFAULT_IDLE_EXPIRY: IdleExpiry = { runIdleMs: RUN_IDLE_EXPIRY_MS, 
 export interface ExpiredEntries {
   readonly runs: number;
   readonly instances: number;
+  /** Hosts whose last instance expired. */
+  readonly hosts: number;
 }
 
 /** Agent runs: the run ids agents carry on each data call after connect. */
@@ -67,7 +69,8 @@ export interface AgentRuns {
   shutdownRun(runId: string): Promise<void>;
   /**
    * Removes runs idle for `runIdleMs` and instances idle for `instanceIdleMs` (see
-   * `RUN_IDLE_EXPIRY_MS`, `INSTANCE_IDLE_EXPIRY_MS`), from memory and from the store.
+   * `RUN_IDLE_EXPIRY_MS`, `INSTANCE_IDLE_EXPIRY_MS`), and hosts left without an instance, from
+   * memory and from the store.
    */
   expireIdle(): Promise<ExpiredEntries>;
 }

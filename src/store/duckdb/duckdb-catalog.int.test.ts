@@ -336,9 +336,9 @@ test('ids stay unique when the runs that remembered a deleted application expire
   assert.deepEqual(gone.run.targets, [{ appId: 2, hostId: 2, instanceId: 2 }]);
   await s.catalog.deleteApplication(2);
   now += 24 * 3_600_000 + 1;
-  assert.deepEqual(await s.catalog.expireIdle(), { runs: 2, instances: 0 });
+  assert.deepEqual(await s.catalog.expireIdle(), { runs: 2, instances: 0, hosts: 0 });
   now += 7 * 24 * 3_600_000;
-  assert.deepEqual(await s.catalog.expireIdle(), { runs: 0, instances: 1 }, 'the kept application\'s idle instance');
+  assert.deepEqual(await s.catalog.expireIdle(), { runs: 0, instances: 1, hosts: 1 }, 'the kept application\'s idle instance and its host');
   assert.deepEqual(await s.db.all('SELECT count(*)::INTEGER AS n FROM agent_runs'), [{ n: 0 }]);
   await s.writer.close();
   await s.db.close();

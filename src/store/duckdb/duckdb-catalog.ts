@@ -163,7 +163,8 @@ export class DuckDbCatalog implements Catalog {
       const reportedAt = this.deps.metrics?.lastReportedAt?.bind(this.deps.metrics);
       const instances = this.apps.idleInstances(now - expiry.instanceIdleMs, (i) => reportedAt?.({ appId: i.appId, instanceId: i.id }))
         .filter((i) => !targeted.has(i.id));
-      if (runs.length === 0 && instances.length === 0) return { runs: 0, instances: 0 };
+      if (runs.length === 0 && instances.length === 0) return { runs: 0, instances: 0, hosts: 0 };
+      const hosts = this.apps.hostsLeftEmpty(instances);
       await this.w.transaction(async () => {
         // The rows going may be the last to remember the highest ids handed out.
         await this.apps.recordHighest();
@@ -171,10 +172,13 @@ export class DuckDbCatalog implements Catalog {
         if (instances.length > 0) {
           await this.w.db.catalogConnection.run('DELETE FROM instances WHERE list_contains($1, id)', [listValue(instances.map((i) => i.id))]);
         }
+        if (hosts.length > 0) {
+          await this.w.db.catalogConnection.run('DELETE FROM hosts WHERE list_contains($1, id)', [listValue(hosts.map((h) => h.id))]);
+        }
       });
       this.runs.forget(runs);
-      this.apps.forgetInstances(instances);
-      return { runs: runs.length, instances: instances.length };
+      this.apps.forgetInstances(instances, hosts);
+      return { runs: runs.length, instances: instances.length, hosts: hosts.length };
     });
   }
 }

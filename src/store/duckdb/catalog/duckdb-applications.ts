@@ -147,12 +147,22 @@ export class DuckDbApplications {
     }
   }
 
-  /** Drops instances from memory once their rows are deleted. */
-  forgetInstances(instances: readonly Instance[]): void {
+  /** The hosts of `instances` that have no other instance: they go with them. */
+  hostsLeftEmpty(instances: readonly Instance[]): Host[] {
+    const going = new Set(instances.map((i) => i.id));
+    const hostIds = new Set(instances.map((i) => i.hostId));
+    const kept = new Set<number>();
+    for (const instance of this.instances.all()) if (hostIds.has(instance.hostId) && !going.has(instance.id)) kept.add(instance.hostId);
+    return [...hostIds].filter((id) => !kept.has(id)).flatMap((id) => this.hosts.get(id) ?? []);
+  }
+
+  /** Drops instances and hosts from memory once their rows are deleted. */
+  forgetInstances(instances: readonly Instance[], hosts: readonly Host[]): void {
     for (const instance of instances) {
       this.instances.delete(instance);
       this.instanceHeard.delete(instance.id);
     }
+    for (const host of hosts) this.hosts.delete(host);
   }
 
   /** Agents are matched by the name they report under, not the display name (which REST may change). */
