@@ -47,6 +47,11 @@ export interface MetricIndex {
   lastReportedAt(scope: MetricScope): number | undefined;
   /** Drops an application's presence and reporting times (its rows are deleted by the catalog). */
   forgetApplication(appId: number): void;
+  /**
+   * Instances (and hosts) not in `live` left the catalog: what they reported is kept for their host
+   * and application, not per instance, so names and reporting times of both are unchanged.
+   */
+  retireInstances(live: { readonly instances: ReadonlySet<number>; readonly hosts: ReadonlySet<number> }): void;
   /** Distinct names known, committed or not. */
   readonly size: number;
 }

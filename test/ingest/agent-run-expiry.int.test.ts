@@ -60,9 +60,12 @@ test('runs idle for 24 h, instances idle for 8 days and hosts left without one a
   const data = await restGet(ts, `/v2/applications/${agent.appId}/metrics/data.json?names[]=HttpDispatcher&values[]=call_count&summarize=true&${window}`);
   assert.equal(data.status, 200);
   assert.equal(data.body.metric_data.metrics[0].timeslices[0].values.call_count, 3);
+  const names = async () => (await restGet(ts, `/v2/applications/${agent.appId}/metrics.json`)).body.metrics.map((m: { name: string }) => m.name);
+  assert.deepEqual(await names(), ['HttpDispatcher'], 'the application still lists what its expired instance reported');
 
   // After a restart the same process reconnecting is a new instance with a new id, not the expired one's.
   await ts.restart();
+  assert.deepEqual(await names(), ['HttpDispatcher'], 'also after a restart');
   const again = await connectApp(ts, 'expiring', 'web-1', 4100);
   assert.equal(again.appId, agent.appId);
   assert.deepEqual((await restGet(ts, `/v2/applications/${agent.appId}/instances.json`)).body.application_instances.map((i: { id: number }) => i.id), [instanceId + 1]);

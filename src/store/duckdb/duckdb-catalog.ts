@@ -20,6 +20,8 @@ export interface CatalogDeps {
     forgetApplication(appId: number): void;
     /** When an instance last stored metric data: an instance reporting is not idle. */
     lastReportedAt?(scope: MetricScope): number | undefined;
+    /** Instances and hosts left the catalog: their presence folds into their host's and application's. */
+    retireInstances?(live: { readonly instances: ReadonlySet<number>; readonly hosts: ReadonlySet<number> }): void;
   };
   /**
    * Stores holding rows that `deleteApplication` removes from their tables (key transactions, the
@@ -152,6 +154,11 @@ export class DuckDbCatalog implements Catalog {
     await this.w.mutex.run(() => this.runs.markShutdown([run]));
   }
 
+  /** Tells the metric index which instances and hosts the catalog still has (after start, after expiry). */
+  retireForgottenInstances(): void {
+    this.deps.metrics?.retireInstances?.(this.apps.live());
+  }
+
   async expireIdle(): Promise<ExpiredEntries> {
     const expiry = this.deps.expiry ?? DEFAULT_IDLE_EXPIRY;
     return this.w.mutex.run(async () => {
@@ -178,6 +185,7 @@ export class DuckDbCatalog implements Catalog {
       });
       this.runs.forget(runs);
       this.apps.forgetInstances(instances, hosts);
+      if (instances.length > 0) this.retireForgottenInstances();
       return { runs: runs.length, instances: instances.length, hosts: hosts.length };
     });
   }

@@ -218,3 +218,25 @@ test('migration 2 backfills presence from the timeslices a migration-1 store hol
   const versions = await db.all<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version');
   assert.deepEqual(versions.map((v) => v.version), [1, 2, 3, 4, 5, 6, 7]);
 });
+
+test('retired instances fold into their host, and into the application once the host is gone: names and last-reported times stay', async (t) => {
+  const s = await open(t);
+  const at = (appId: number, hostId: number, instanceId: number) => ({ appId, hostId, instanceId });
+  await s.metrics.write(...harvest(['A'], { targets: [at(1, 1, 1)] }));
+  s.clock.ms += 60_000;
+  await s.metrics.write(...harvest(['B'], { targets: [at(1, 1, 2)] }));
+  s.clock.ms += 60_000;
+  await s.metrics.write(...harvest(['C'], { targets: [at(1, 2, 3)] }));
+  const before = [s.metrics.lastReportedAt({ appId: 1 }), s.metrics.lastReportedAt({ appId: 1, hostId: 1 }), s.metrics.lastReportedAt({ appId: 1, hostId: 2 })];
+  s.metrics.retireInstances({ instances: new Set([2]), hosts: new Set([1]) });
+  assert.deepEqual(s.metrics.metricNames({ appId: 1 }), ['A', 'B', 'C']);
+  assert.deepEqual(s.metrics.metricNames({ appId: 1, hostId: 1 }), ['A', 'B']);
+  assert.deepEqual(s.metrics.metricNames({ appId: 1, instanceId: 1 }), [], 'instance 1 has no entry of its own any more');
+  assert.deepEqual(s.metrics.metricNames({ appId: 1, instanceId: 2 }), ['B']);
+  assert.equal(s.metrics.knows({ appId: 1 }, 'C'), true);
+  assert.deepEqual([s.metrics.lastReportedAt({ appId: 1 }), s.metrics.lastReportedAt({ appId: 1, hostId: 1 })], before.slice(0, 2));
+  s.metrics.retireInstances({ instances: new Set(), hosts: new Set() });
+  assert.deepEqual(s.metrics.metricNames({ appId: 1 }), ['A', 'B', 'C']);
+  assert.deepEqual(s.metrics.metricNames({ appId: 1, hostId: 1 }), []);
+  assert.equal(s.metrics.lastReportedAt({ appId: 1 }), before[0]);
+});

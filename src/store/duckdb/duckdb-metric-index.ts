@@ -187,6 +187,34 @@ export class DuckDbMetricIndex implements MetricIndex {
     this.reporters.delete(appId);
   }
 
+  /**
+   * Folds what instances no longer in the catalog reported into one entry per host (or, once the
+   * host is gone too, per application): the names and last-reported times of the application and
+   * its hosts stay what they were, and an expired instance keeps no memory of its own. Keys: an
+   * instance's id; -hostId for a host's retired instances; 0 for the application's retired hosts.
+   */
+  retireInstances(live: { readonly instances: ReadonlySet<number>; readonly hosts: ReadonlySet<number> }): void {
+    for (const byInstance of this.reporters.values()) {
+      for (const [key, reporter] of [...byInstance]) {
+        if (reporter.pending.size > 0) continue;
+        const retiredKey = key > 0 && !live.instances.has(key) ? (live.hosts.has(reporter.hostId) ? -reporter.hostId : 0)
+          : key < 0 && !live.hosts.has(-key) ? 0
+          : undefined;
+        if (retiredKey === undefined) continue;
+        byInstance.delete(key);
+        let into = byInstance.get(retiredKey);
+        if (!into) {
+          into = { hostId: retiredKey === 0 ? 0 : reporter.hostId, metrics: new Set(), pending: new Map(), lastReportedAt: undefined };
+          byInstance.set(retiredKey, into);
+        }
+        for (const id of reporter.metrics) into.metrics.add(id);
+        if (reporter.lastReportedAt !== undefined && !(into.lastReportedAt !== undefined && into.lastReportedAt >= reporter.lastReportedAt)) {
+          into.lastReportedAt = reporter.lastReportedAt;
+        }
+      }
+    }
+  }
+
   /** Distinct names known, committed or not. */
   get size(): number {
     return this.ids.size;

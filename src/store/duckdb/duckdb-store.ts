@@ -58,6 +58,8 @@ export class DuckDbStore implements Store {
       const catalog = await DuckDbCatalog.load(db, clock, {
         metrics, storeMaintenance, dependents, ...(options.expiry ? { expiry: options.expiry } : {}),
       });
+      // Instances expired before a restart come back from metric_presence: fold them again.
+      catalog.retireForgottenInstances();
       const deployments = new Deployments(new DuckDbChangeTrackingRecords(db, writer), clock);
       const compactor = new TimesliceCompactor(db, clock, options.compaction, storeMaintenance);
       return new DuckDbStore(db, writer, executor, catalog, metrics, entities, deployments, compactor, options.expireEveryMs);

@@ -124,7 +124,12 @@ export class DuckDbApplications {
     return this.instances.ofApplication(appId);
   }
 
-  /** An instance was heard from at `at` (epoch ms); a later time only moves it forward. */
+  /** The ids of every instance and host in the catalog. */
+  live(): { instances: Set<number>; hosts: Set<number> } {
+    return { instances: new Set([...this.instances.all()].map((i) => i.id)), hosts: new Set([...this.hosts.all()].map((h) => h.id)) };
+  }
+
+    /** An instance was heard from at `at` (epoch ms); a later time only moves it forward. */
   heard(instanceId: number, at: number): void {
     if ((this.instanceHeard.get(instanceId) ?? -Infinity) < at) this.instanceHeard.set(instanceId, at);
   }
