@@ -3,7 +3,7 @@ import type { FastifyError, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { RateLimiter } from '../../http/rate-limit.js';
 import type { Clock } from '../../clock.js';
 import { CUSTOM_EVENTS, Rows } from '../../store/duckdb/append-tables.js';
-import { StoreBusyError, type BatchWriter } from '../../store/batch-writer.js';
+import { StoreBusyError, WriteTooLargeError, type BatchWriter } from '../../store/batch-writer.js';
 import type { Catalog } from '../../store/catalog.js';
 import { EventApiError } from './event-api-error.js';
 import { decodeEventBody, MAX_PAYLOAD_BYTES } from './event-body.js';
@@ -148,6 +148,7 @@ function integrationErrors(
 function asEventApiError(error: FastifyError): EventApiError | undefined {
   if (error instanceof EventApiError) return error;
   if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new EventApiError(413, `Content too large: the limit is ${MAX_PAYLOAD_BYTES} bytes per POST`);
+  if (error instanceof WriteTooLargeError) return new EventApiError(413, `Content too large: ${error.message}`);
   if (error instanceof StoreBusyError) return new EventApiError(503, `Service temporarily unavailable: ${error.message}; retry the request`);
   if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) return new EventApiError(400, error.message);
   return undefined;
