@@ -81,7 +81,7 @@ export class BatchWriter {
      * Beyond this many queued rows, writes are refused (StoreBusyError: the agent keeps its data and
      * resends); a single write of more rows than this is refused for good (WriteTooLargeError).
      */
-    private readonly maxQueuedRows = MAX_QUEUED_ROWS,
+    readonly maxQueuedRows = MAX_QUEUED_ROWS,
   ) {}
 
   /** Queues rows for the next commit; resolves once it committed. Releases `ticket` once queued. */

@@ -171,7 +171,8 @@ test('an attribute nested 50,000 or 8,000 deep is dropped from the event; SELECT
 });
 
 test('a value of 1e308 cannot make a window\'s sum overflow: timeslices refused (400), event attributes dropped', async () => {
-  const harvest = (stats: number[]) => [runId, now / 1000 - 60, now / 1000, [[{ name: 'Custom/Overflow' }, stats]]];
+  // Two minutes back: REST's default window (the last 30 minutes) ends at the current minute.
+  const harvest = (stats: number[]) => [runId, now / 1000 - 180, now / 1000 - 120, [[{ name: 'Custom/Overflow' }, stats]]];
   assertRefused(await data('metric_data', harvest([1, 1e308, 1e308, 1e308, 1e308, 0])), 400, /magnitude over 1e100/);
   assertRefused(await data('metric_data', harvest([1, 0.5, 0.5, 0.5, 0.5, -1e101])), 400, /magnitude over 1e100/);
   assertOk(await data('metric_data', harvest([2, 3, 3, 1, 2, 5])));
@@ -211,4 +212,24 @@ test('Event API: an event with a number past 1e100 or an attribute nested 8,000 
     '1 event(s) rejected because a numeric attribute value exceeded the maximum magnitude (1e100)',
     '1 event(s) rejected because an attribute value was an object or array (values are strings, numbers or booleans)',
   ]);
+});
+
+test('one write larger than the store\'s queue cap is 413 (discard), even with nothing queued; within it, 200', async () => {
+  const small = await startTestServer({}, { maxQueuedRows: 100 });
+  try {
+    const { runId: run } = await connectAgent(small.server, TEST_LICENSE_KEY, [{ app_name: ['Cap-A', 'Cap-B', 'Cap-C'], host: 'cap-host' }]);
+    const harvest = (metrics: number) => [run, now / 1000 - 60, now / 1000, Array.from({ length: metrics }, (_, i) => [{ name: `Custom/Cap/${i}` }, [1, 1, 1, 1, 1, 1]])];
+    const send = (body: unknown) => invoke(small.server, { query: agentQuery('metric_data', TEST_LICENSE_KEY, run), body });
+    // 34 metrics × 3 applications = 102 rows: more than the 100 the store queues at once.
+    assertRefused(await send(harvest(34)), 413, /one write of 102 rows is more than the 100 rows/);
+    const events = [run, {}, Array.from({ length: 34 }, () => [{ type: 'Transaction', name: 'WebTransaction/Cap', timestamp: now }, {}, {}])];
+    assertRefused(await invoke(small.server, { query: agentQuery('analytic_event_data', TEST_LICENSE_KEY, run), body: events }), 413, /102 rows/);
+    assert.deepEqual(await small.server.db.all('SELECT count(*)::INTEGER AS n FROM timeslices UNION ALL SELECT count(*)::INTEGER FROM transaction_events'), [{ n: 0 }, { n: 0 }]);
+    // 30 × 3 = 90 timeslice rows, and their 30 names and 90 presence rows in the same write: 210 rows.
+    assertRefused(await send(harvest(30)), 413, /one write of 210 rows/);
+    assertOk(await send(harvest(10)));
+    assert.deepEqual(await small.server.db.all('SELECT count(*)::INTEGER AS n FROM timeslices'), [{ n: 30 }]);
+  } finally {
+    await small.stop();
+  }
 });

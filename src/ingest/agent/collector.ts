@@ -177,6 +177,9 @@ async function store(decoded: DecodedCall, ctx: IngestContext, deps: CollectorDe
       return deps.writer.write(decoded.rows, ticket);
     case 'metric_data': {
       const payload = decoded.payload;
+      // Refused before a row is built: each metric is written once per application of the run.
+      const rows = payload.nameIndex.length * ctx.targets.length;
+      if (rows > deps.writer.maxQueuedRows) throw new WriteTooLargeError(rows, deps.writer.maxQueuedRows);
       return deps.metrics.write(
         { names: payload.names, unscoped: unscopedNames(payload), accountId: ctx.accountId, targets: ctx.targets },
         (ids) => [timesliceRows(payload, ctx, ids)],
