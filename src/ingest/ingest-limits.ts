@@ -49,12 +49,33 @@ export function boundAttributes(
   map: Readonly<Record<string, unknown>>,
   valueLimit: (name: string) => number = () => MAX_VALUE_LENGTH,
 ): Record<string, unknown> {
-  const names = Object.keys(map);
-  if (names.length <= MAX_ATTRIBUTES && names.every((name) => fits(name, map[name], valueLimit))) return map as Record<string, unknown>;
+  // This runs for every attribute of every event: one pass with the cheap checks first, and a copy only
+  // when something must change. Every limit of valueLimit is at least MAX_NAME_LENGTH.
+  let count = 0;
+  for (const name in map) {
+    if (++count > MAX_ATTRIBUTES || (name.length > MAX_NAME_LENGTH && longerThan(name, MAX_NAME_LENGTH))) return bounded(map, valueLimit);
+    const value = map[name];
+    switch (typeof value) {
+      case 'string':
+        if (value.length > MAX_NAME_LENGTH && longerThan(value, valueLimit(name))) return bounded(map, valueLimit);
+        break;
+      case 'number':
+        if (!(value <= MAX_NUMBER_MAGNITUDE && value >= -MAX_NUMBER_MAGNITUDE)) return bounded(map, valueLimit);
+        break;
+      case 'boolean':
+        break;
+      default:
+        if (value !== null) return bounded(map, valueLimit);
+    }
+  }
+  return map as Record<string, unknown>;
+}
+
+function bounded(map: Readonly<Record<string, unknown>>, valueLimit: (name: string) => number): Record<string, unknown> {
   // No prototype: a `__proto__` attribute stays an attribute.
   const out = Object.create(null) as Record<string, unknown>;
   let kept = 0;
-  for (const name of names) {
+  for (const name of Object.keys(map)) {
     if (kept === MAX_ATTRIBUTES) break;
     if (longerThan(name, MAX_NAME_LENGTH)) continue;
     const value = map[name];
@@ -64,16 +85,6 @@ export function boundAttributes(
     kept++;
   }
   return out;
-}
-
-function fits(name: string, value: unknown, valueLimit: (name: string) => number): boolean {
-  if (name.length > MAX_NAME_LENGTH && longerThan(name, MAX_NAME_LENGTH)) return false;
-  switch (typeof value) {
-    case 'string': return value.length <= valueLimit(name) || !longerThan(value, valueLimit(name));
-    case 'number': return isStorableNumber(value);
-    case 'boolean': return true;
-    default: return value === null;
-  }
 }
 
 /** Whether `value` nests objects and arrays more than `limit` levels deep; iterative, so any depth is safe to ask about. */
