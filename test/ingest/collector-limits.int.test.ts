@@ -170,13 +170,22 @@ test('an attribute nested 50,000 or 8,000 deep is dropped from the event; SELECT
   assert.equal(viaGraph.body.data.actor.account.nrql.results.length, 2);
 });
 
-test('a value of 1e308 cannot make a window\'s sum overflow: timeslices refused (400), event attributes dropped', async () => {
+test('a value of 1e308 cannot make a window\'s sum overflow: such timeslices and event attributes are dropped and reported', async () => {
   // Two minutes back: REST's default window (the last 30 minutes) ends at the current minute.
-  const harvest = (stats: number[]) => [runId, now / 1000 - 180, now / 1000 - 120, [[{ name: 'Custom/Overflow' }, stats]]];
-  assertRefused(await data('metric_data', harvest([1, 1e308, 1e308, 1e308, 1e308, 0])), 400, /magnitude over 1e100/);
-  assertRefused(await data('metric_data', harvest([1, 0.5, 0.5, 0.5, 0.5, -1e101])), 400, /magnitude over 1e100/);
+  const harvest = (...stats: number[][]) => [runId, now / 1000 - 180, now / 1000 - 120, stats.map((v, i) => [{ name: i === 0 ? 'Custom/Overflow' : 'Custom/Beside' }, v])];
+  assertOk(await data('metric_data', harvest([1, 1e308, 1e308, 1e308, 1e308, 0], [4, 1, 1, 1, 1, 1])));
+  assertOk(await data('metric_data', harvest([1, 0.5, 0.5, 0.5, 0.5, -1e101])));
   assertOk(await data('metric_data', harvest([2, 3, 3, 1, 2, 5])));
   assertOk(await data('metric_data', harvest([1, 1e100, 1e100, 1e100, 1e100, 1e100])));
+  const beside = await nrql("SELECT count(newrelic.timeslice.value) FROM Metric WHERE metricTimesliceName = 'Custom/Beside' SINCE 1 day ago");
+  assert.deepEqual(beside.body.results, [{ 'count.newrelic.timeslice.value': 4 }]);
+  const reported = await nrql("SELECT message, metricNameSample, newRelicFeature, appName FROM NrIntegrationError WHERE newRelicFeature = 'Metrics' SINCE 1 day ago");
+  assert.deepEqual(reported.body.results.map(({ timestamp: _t, ...e }: Obj) => e), [1, 1].map(() => ({
+    message: '1 metric(s) dropped because a value exceeded the maximum magnitude (1e100)',
+    metricNameSample: 'Custom/Overflow',
+    newRelicFeature: 'Metrics',
+    appName: 'Limits',
+  })));
 
   const viaNrql = await nrql("SELECT count(newrelic.timeslice.value), max(newrelic.timeslice.value) FROM Metric WHERE metricTimesliceName = 'Custom/Overflow' SINCE 1 day ago");
   assert.equal(viaNrql.status, 200, JSON.stringify(viaNrql.body));

@@ -44,7 +44,7 @@ test('refusals cross the thread boundary with their status code', async (t) => {
   assert.equal((await refusal(body(harvest).subarray(0, 20), 'gzip')).status, 400);
   assert.equal((await refusal(Buffer.from('[]'), 'br')).status, 415);
   const bad = await refusal(Buffer.from(JSON.stringify(['r', 1, 2, [[{ name: 'X' }, [1, 2, 3]]]])), 'identity');
-  assert.deepEqual(bad, { status: 400, message: 'metric 0 (X): values must be six finite numbers [count, total, exclusive, min, max, sumOfSquares], none of magnitude over 1e100' });
+  assert.deepEqual(bad, { status: 400, message: 'metric 0 (X): values must be six finite numbers [count, total, exclusive, min, max, sumOfSquares]' });
   // The pool keeps working after refusals.
   assert.equal((await pool.decode({ method: 'metric_data', body: body(harvest), contentEncoding: 'gzip', ctx })).kind, 'metric_data');
 });

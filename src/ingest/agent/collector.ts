@@ -12,7 +12,10 @@ import { CollectorError, malformed } from './collector-error.js';
 import { decodeAgentBody } from './decode-body.js';
 import type { AgentDecoder } from './agent-decoder.js';
 import { STORED_METHODS, type DecodedCall } from './decode-call.js';
-import { timesliceRows, unscopedNames, type IngestContext } from './payloads.js';
+import { timesliceRows, unscopedNames, type IngestContext, type MetricDataPayload } from './payloads.js';
+import { INTEGRATION_ERROR_EVENT_TYPE } from '../event-api/event-api.js';
+import { CUSTOM_EVENTS, Rows } from '../../store/duckdb/append-tables.js';
+import { attributeJson } from '../../store/attribute-json.js';
 
 export const PROTOCOL_VERSION = 17;
 /** The agents' own default for `max_payload_size_in_bytes`, measured on the wire (compressed). */
@@ -182,11 +185,30 @@ async function store(decoded: DecodedCall, ctx: IngestContext, deps: CollectorDe
       if (rows > deps.writer.maxQueuedRows) throw new WriteTooLargeError(rows, deps.writer.maxQueuedRows);
       return deps.metrics.write(
         { names: payload.names, unscoped: unscopedNames(payload), accountId: ctx.accountId, targets: ctx.targets },
-        (ids) => [timesliceRows(payload, ctx, ids)],
+        (ids) => (payload.outOfRange > 0 ? [timesliceRows(payload, ctx, ids), outOfRangeError(payload, ctx)] : [timesliceRows(payload, ctx, ids)]),
         ticket,
       );
     }
   }
+}
+
+/**
+ * Metrics left out of a harvest for a number past 1e100 (a sum over it could not be finite), reported
+ * as New Relic reports data it drops: an `NrIntegrationError` event of the account, filed under the
+ * run's primary application, committed with the harvest.
+ */
+function outOfRangeError(payload: MetricDataPayload, ctx: IngestContext): Rows {
+  const rows = new Rows(CUSTOM_EVENTS);
+  const primary = ctx.targets[0]!;
+  rows.push(ctx.accountId, primary.appId, primary.hostId, primary.instanceId, ctx.receivedAt, INTEGRATION_ERROR_EVENT_TYPE, attributeJson({
+    newRelicFeature: 'Metrics',
+    category: 'MetricDataException',
+    name: 'MetricValueOutOfRange',
+    message: `${payload.outOfRange} metric(s) dropped because a value exceeded the maximum magnitude (1e100)`,
+    metricNameSample: payload.outOfRangeSample,
+    appId: primary.appId,
+  }));
+  return rows;
 }
 
 /**

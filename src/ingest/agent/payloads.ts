@@ -80,6 +80,9 @@ export interface MetricDataPayload {
   readonly scopeIndex: Int32Array;
   /** Per metric, six numbers: count, total, exclusive, min, max, sumOfSquares. */
   readonly stats: Float64Array;
+  /** Metrics left out because a number was past MAX_NUMBER_MAGNITUDE, and the first one's name. */
+  readonly outOfRange: number;
+  readonly outOfRangeSample: string | null;
 }
 
 /**
@@ -105,9 +108,12 @@ export function parseMetricData(body: Json): MetricDataPayload {
     }
     return i;
   };
-  const nameIndex = new Int32Array(entries.length);
-  const scopeIndex = new Int32Array(entries.length);
-  const stats = new Float64Array(entries.length * 6);
+  let nameIndex = new Int32Array(entries.length);
+  let scopeIndex = new Int32Array(entries.length);
+  let stats = new Float64Array(entries.length * 6);
+  let kept = 0;
+  let outOfRange = 0;
+  let outOfRangeSample: string | null = null;
   for (let i = 0; i < entries.length; i++) {
     const pair = entries[i];
     if (!Array.isArray(pair)) throw malformed(`metric ${i} must be a JSON array`);
@@ -124,18 +130,30 @@ export function parseMetricData(body: Json): MetricDataPayload {
     const count: Json = values[0], total: Json = values[1], exclusive: Json = values[2];
     const min: Json = values[3], max: Json = values[4], sumOfSquares: Json = values[5];
     if (
-      values.length !== 6 || !isStorable(count) || !isStorable(total) || !isStorable(exclusive)
-      || !isStorable(min) || !isStorable(max) || !isStorable(sumOfSquares)
+      values.length !== 6 || !isFiniteNumber(count) || !isFiniteNumber(total) || !isFiniteNumber(exclusive)
+      || !isFiniteNumber(min) || !isFiniteNumber(max) || !isFiniteNumber(sumOfSquares)
     ) {
-      throw malformed(`metric ${i} (${truncate(spec.name, MAX_NAME_LENGTH)}): values must be six finite numbers [count, total, exclusive, min, max, sumOfSquares], none of magnitude over 1e100`);
+      throw malformed(`metric ${i} (${truncate(spec.name, MAX_NAME_LENGTH)}): values must be six finite numbers [count, total, exclusive, min, max, sumOfSquares]`);
+    }
+    // Well formed but past what sums can hold: this metric is left out (and reported), the harvest stored.
+    if (!isStorable(count) || !isStorable(total) || !isStorable(exclusive) || !isStorable(min) || !isStorable(max) || !isStorable(sumOfSquares)) {
+      outOfRange++;
+      outOfRangeSample ??= truncate(spec.name, MAX_NAME_LENGTH);
+      continue;
     }
     // Longer names are cut, as New Relic cuts them: two names alike in their first 255 characters are one metric.
-    nameIndex[i] = intern(spec.name.length > MAX_NAME_LENGTH ? truncate(spec.name, MAX_NAME_LENGTH) : spec.name);
-    scopeIndex[i] = typeof scope === 'string' && scope !== '' ? intern(scope.length > MAX_NAME_LENGTH ? truncate(scope, MAX_NAME_LENGTH) : scope) : -1;
-    const o = i * 6;
+    nameIndex[kept] = intern(spec.name.length > MAX_NAME_LENGTH ? truncate(spec.name, MAX_NAME_LENGTH) : spec.name);
+    scopeIndex[kept] = typeof scope === 'string' && scope !== '' ? intern(scope.length > MAX_NAME_LENGTH ? truncate(scope, MAX_NAME_LENGTH) : scope) : -1;
+    const o = kept * 6;
     stats[o] = count; stats[o + 1] = total; stats[o + 2] = exclusive; stats[o + 3] = min; stats[o + 4] = max; stats[o + 5] = sumOfSquares;
+    kept++;
   }
-  return { beginMs: begin * 1000, endMs: end * 1000, names, nameIndex, scopeIndex, stats };
+  if (kept < entries.length) {
+    nameIndex = nameIndex.slice(0, kept);
+    scopeIndex = scopeIndex.slice(0, kept);
+    stats = stats.slice(0, kept * 6);
+  }
+  return { beginMs: begin * 1000, endMs: end * 1000, names, nameIndex, scopeIndex, stats, outOfRange, outOfRangeSample };
 }
 
 /** The harvest's metrics as objects: for reading and tests, not for the ingest path. */
