@@ -223,6 +223,24 @@ test('Event API: an event with a number past 1e100 or an attribute nested 8,000 
   ]);
 });
 
+test('a run stored with more than 3 applications (before connects were capped) writes to its first 3', async () => {
+  const targets: number[][] = [];
+  for (const name of ['Old-1', 'Old-2', 'Old-3', 'Old-4', 'Old-5']) {
+    const { runId: run } = await connectAgent(ts.server, TEST_LICENSE_KEY, [{ app_name: [name], host: 'old-host' }]);
+    const t = ts.server.catalog.run(run)!.targets[0]!;
+    targets.push([t.appId, t.hostId, t.instanceId]);
+  }
+  await ts.server.db.all(`INSERT INTO agent_runs SELECT 'old-run-with-five', 1, ${targets[0]![0]}, '${JSON.stringify(targets)}', NULL, NULL, NULL, now(), NULL`);
+  await ts.restart();
+  const reply = await invoke(ts.server, {
+    query: agentQuery('metric_data', TEST_LICENSE_KEY, 'old-run-with-five'),
+    body: ['old-run-with-five', now / 1000 - 60, now / 1000, [[{ name: 'Custom/OldRun' }, [1, 1, 1, 1, 1, 1]]]],
+  });
+  assertOk(reply);
+  const apps = await rows("SELECT t.app_id FROM timeslices t JOIN metric_names n ON n.id = t.metric_id WHERE n.name = 'Custom/OldRun' ORDER BY t.app_id");
+  assert.deepEqual(apps.map((r) => r.app_id), targets.slice(0, 3).map((t) => t[0]));
+});
+
 test('one write larger than the store\'s queue cap is 413 (discard), even with nothing queued; within it, 200', async () => {
   const small = await startTestServer({}, { maxQueuedRows: 100 });
   try {

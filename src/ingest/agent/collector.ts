@@ -153,7 +153,9 @@ export function buildCollector(deps: CollectorDeps): FastifyInstance {
       if (!run || run.accountId !== accountId || run.shutdown) {
         throw new CollectorError(409, runId ? `run ${runId} is not active: reconnect` : 'run_id is required after connect', 'NewRelic::Agent::ForceRestartException');
       }
-      const ctx = { accountId, targets: run.targets, receivedAt };
+      // A run stored before connects were capped may name more applications: each is a copy of every row.
+      const targets = run.targets.length > MAX_APP_NAMES ? run.targets.slice(0, MAX_APP_NAMES) : run.targets;
+      const ctx = { accountId, targets, receivedAt };
       const stores = STORED_METHODS.has(method);
       const ticket = stores ? deps.writer.announce() : undefined;
       const release = stores ? deps.catalog.holdRun(run.runId) : undefined;
