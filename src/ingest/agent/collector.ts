@@ -13,9 +13,8 @@ import { decodeAgentBody } from './decode-body.js';
 import type { AgentDecoder } from './agent-decoder.js';
 import { STORED_METHODS, type DecodedCall } from './decode-call.js';
 import { timesliceRows, unscopedNames, type IngestContext, type MetricDataPayload } from './payloads.js';
-import { INTEGRATION_ERROR_EVENT_TYPE } from '../event-api/event-api.js';
+import { pushIntegrationError } from '../integration-error.js';
 import { CUSTOM_EVENTS, Rows } from '../../store/duckdb/append-tables.js';
-import { attributeJson } from '../../store/attribute-json.js';
 
 export const PROTOCOL_VERSION = 17;
 /** The agents' own default for `max_payload_size_in_bytes`, measured on the wire (compressed). */
@@ -202,14 +201,14 @@ async function store(decoded: DecodedCall, ctx: IngestContext, deps: CollectorDe
 function outOfRangeError(payload: MetricDataPayload, ctx: IngestContext): Rows {
   const rows = new Rows(CUSTOM_EVENTS);
   const primary = ctx.targets[0]!;
-  rows.push(ctx.accountId, primary.appId, primary.hostId, primary.instanceId, ctx.receivedAt, INTEGRATION_ERROR_EVENT_TYPE, attributeJson({
+  pushIntegrationError(rows, { accountId: ctx.accountId, appId: primary.appId, hostId: primary.hostId, instanceId: primary.instanceId, at: ctx.receivedAt }, {
     newRelicFeature: 'Metrics',
     category: 'MetricDataException',
     name: 'MetricValueOutOfRange',
     message: `${payload.outOfRange} metric(s) dropped because a value exceeded the maximum magnitude (1e100)`,
     metricNameSample: payload.outOfRangeSample,
     appId: primary.appId,
-  }));
+  });
   return rows;
 }
 
