@@ -5,7 +5,6 @@ import type { Clock } from '../../clock.js';
 import { agentConfigOf } from '../../domain/agent-settings.js';
 import { entityGuid } from '../../domain/entity-guid.js';
 import { StoreBusyError, WriteTooLargeError, type BatchWriter, type WriteTicket } from '../../store/batch-writer.js';
-import { MAX_NAME_LENGTH, truncate } from '../ingest-limits.js';
 import type { AgentRun, Application, Catalog, ConnectFacts } from '../../store/catalog.js';
 import type { MetricIndex } from '../../store/metric-index.js';
 import { CollectorError, malformed } from './collector-error.js';
@@ -13,8 +12,9 @@ import { decodeAgentBody } from './decode-body.js';
 import type { AgentDecoder } from './agent-decoder.js';
 import { STORED_METHODS, type DecodedCall } from './decode-call.js';
 import { timesliceRows, unscopedNames, type IngestContext, type MetricDataPayload } from './payloads.js';
-import { pushIntegrationError } from '../integration-error.js';
 import { CUSTOM_EVENTS, Rows } from '../../store/duckdb/append-tables.js';
+import { MAX_NAME_LENGTH, truncate } from '../ingest-limits.js';
+import { pushIntegrationError } from '../integration-error.js';
 
 export const PROTOCOL_VERSION = 17;
 /** The agents' own default for `max_payload_size_in_bytes`, measured on the wire (compressed). */
