@@ -89,7 +89,8 @@ export function readEvents(body: unknown, ctx: EventContext): ReadEvents {
       continue;
     }
     const { eventType, timestamp, accountId: _reserved, ...rest } = event as Record<string, unknown>;
-    const attributes: Record<string, unknown> = {};
+    // No prototype: an attribute named `__proto__` is kept as sent rather than lost to the setter.
+    const attributes = Object.create(null) as Record<string, unknown>;
     for (const [name, value] of Object.entries(rest)) if (value !== null) attributes[name] = value;
     if (attributes.appId !== undefined && !(typeof attributes.appId === 'number' && Number.isSafeInteger(attributes.appId))) delete attributes.appId;
     const appId = typeof attributes.appId === 'number' && ctx.ownsApplication(attributes.appId) ? attributes.appId : 0;
