@@ -4,6 +4,7 @@ import { defaultDecodeWorkers } from './ingest/agent/agent-decoder.js';
 import { DEFAULT_COMPACTION, type CompactorOptions } from './store/duckdb/timeslice-compactor.js';
 import { parseSunsetMode, type SunsetMode } from './api/rest/sunset.js';
 import { DEFAULT_NRQL_QUERIES_PER_MINUTE, DEFAULT_RATE_LIMIT_PER_MINUTE } from './http/rate-limit.js';
+import { MAX_METRIC_NAMES_PER_APP } from './store/metric-index.js';
 
 export interface ServeConfig {
   readonly host: string;
@@ -26,6 +27,8 @@ export interface ServeConfig {
   readonly restSunset: SunsetMode;
   /** Requests per minute: per key for REST v2 and v0 (TIMESLICE_REST_RATE_LIMIT), per account for the NRQL route (TIMESLICE_NRQL_RATE_LIMIT). */
   readonly rateLimits: { readonly rest: number; readonly nrql: number };
+  /** Distinct metric names an application may report (TIMESLICE_METRIC_NAMES_PER_APP); more are dropped. */
+  readonly maxMetricNamesPerApp: number;
 }
 
 export interface ServeFlags {
@@ -69,6 +72,12 @@ function perMinute(text: string | undefined, fallback: number, name: string): nu
   return Number(text);
 }
 
+function metricNamesPerApp(text: string | undefined): number {
+  if (text === undefined || text === '') return MAX_METRIC_NAMES_PER_APP;
+  if (!/^[0-9]{1,9}$/.test(text) || Number(text) < 1) throw new ConfigError(`TIMESLICE_METRIC_NAMES_PER_APP must be a whole number, at least 1, got '${text}'`);
+  return Number(text);
+}
+
 function sunsetMode(text: string | undefined): SunsetMode {
   try {
     return parseSunsetMode(text);
@@ -103,5 +112,6 @@ export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv): S
       rest: perMinute(env.TIMESLICE_REST_RATE_LIMIT, DEFAULT_RATE_LIMIT_PER_MINUTE, 'TIMESLICE_REST_RATE_LIMIT'),
       nrql: perMinute(env.TIMESLICE_NRQL_RATE_LIMIT, DEFAULT_NRQL_QUERIES_PER_MINUTE, 'TIMESLICE_NRQL_RATE_LIMIT'),
     },
+    maxMetricNamesPerApp: metricNamesPerApp(env.TIMESLICE_METRIC_NAMES_PER_APP),
   };
 }

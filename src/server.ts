@@ -69,7 +69,7 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
   let decoder: AgentDecoder | undefined;
   try {
     writer = new BatchWriter(db.appendConnection);
-    const metrics = await MetricIndex.load(db, writer, clock);
+    const metrics = await MetricIndex.load(db, writer, clock, { maxMetricNamesPerApp: config.maxMetricNamesPerApp });
     const storeMaintenance = new Mutex();
     const entities = await loadEntityStores(db, clock);
     // Deleting an application deletes its key transactions and browser side from these stores too.

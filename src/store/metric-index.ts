@@ -1,12 +1,24 @@
 import { TIMESLICE_TABLES } from './duckdb/timeslice-compactor.js';
 import type { Clock } from '../clock.js';
 import type { BatchWriter, WriteTicket } from './batch-writer.js';
-import { METRIC_NAMES, METRIC_PRESENCE, Rows } from './duckdb/append-tables.js';
+import { CUSTOM_EVENTS, METRIC_NAMES, METRIC_PRESENCE, Rows } from './duckdb/append-tables.js';
+import { attributeJson } from './attribute-json.js';
 import type { Database } from './duckdb/database.js';
 
 const COMMITTED: Promise<void> = Promise.resolve();
 /** Timeslices are filed under their minute: data filed at `ts` was stored by the end of that minute. */
 const MINUTE_MS = 60_000;
+
+/**
+ * Distinct metric names an application may report (its metric names list). New Relic applies its
+ * metric grouping limits once an application passes 5000 unique metric names.
+ */
+export const MAX_METRIC_NAMES_PER_APP = 5000;
+
+export interface MetricIndexOptions {
+  /** Distinct unscoped metric names per application; names past it are dropped. */
+  readonly maxMetricNamesPerApp?: number;
+}
 
 interface NameEntry {
   readonly id: number;
@@ -55,18 +67,30 @@ export interface MetricWrite {
  * A new name's row and a new presence row commit in the transaction of the first data that
  * uses them, and no later data using them is acknowledged before that. Queries see only what
  * committed.
+ *
+ * An application reports at most `maxMetricNamesPerApp` distinct unscoped metric names (5000:
+ * New Relic's metric grouping limit). A harvest's names past it are dropped, as metrics and as
+ * the scope of scoped metrics, for every application of the run (a roll-up gets what its primary
+ * gets); the rest of the harvest is stored, with one `NrIntegrationError` event per application
+ * saying how many names were dropped. Names reported only scoped are not counted: agents report
+ * each scoped metric unscoped too, and the scope names are transaction names, counted as metrics.
  */
 export class MetricIndex {
   private readonly ids = new Map<string, NameEntry>();
   private readonly names = new Map<number, string>();
   /** By application id, then instance id. */
   private readonly reporters = new Map<number, Map<number, Reporter>>();
+  /** By application id: the unscoped metric ids any of its instances stored or is storing. */
+  private readonly appMetrics = new Map<number, Set<number>>();
   private nextId = 1;
+  private readonly maxMetricNamesPerApp: number;
 
-  private constructor(private readonly writer: BatchWriter, private readonly clock: Clock) {}
+  private constructor(private readonly writer: BatchWriter, private readonly clock: Clock, options: MetricIndexOptions) {
+    this.maxMetricNamesPerApp = options.maxMetricNamesPerApp ?? MAX_METRIC_NAMES_PER_APP;
+  }
 
-  static async load(db: Database, writer: BatchWriter, clock: Clock): Promise<MetricIndex> {
-    const index = new MetricIndex(writer, clock);
+  static async load(db: Database, writer: BatchWriter, clock: Clock, options: MetricIndexOptions = {}): Promise<MetricIndex> {
+    const index = new MetricIndex(writer, clock, options);
     for (const r of await db.all<{ id: number; name: string }>('SELECT id, name FROM metric_names')) {
       index.ids.set(r.name, { id: r.id, persisted: COMMITTED });
       index.names.set(r.id, r.name);
@@ -76,6 +100,7 @@ export class MetricIndex {
       'SELECT DISTINCT app_id, host_id, instance_id, metric_id FROM metric_presence',
     )) {
       index.reporter(r.app_id, r.host_id, r.instance_id).metrics.add(r.metric_id);
+      index.metricsOfApp(r.app_id).add(r.metric_id);
     }
     for (const r of await db.all<{ app_id: number; host_id: number; instance_id: number; last: bigint }>(
       `SELECT app_id, host_id, instance_id, epoch_ms(max(ts)) AS last
@@ -94,8 +119,14 @@ export class MetricIndex {
    * Names and presence rows another write introduced and has not committed yet are waited for.
    * If the write fails, what it introduced is forgotten (the agent resends; it is introduced
    * again), and writes waiting for it fail too.
+   *
+   * Names past a target application's limit get no id: `build` leaves out the rows that use them.
    */
   async write(write: MetricWrite, build: (ids: ReadonlyMap<string, number>) => Rows[], ticket?: WriteTicket): Promise<void> {
+    const { dropped, errors } = this.namesPastLimit(write);
+    if (dropped.size > 0) {
+      write = { ...write, names: write.names.filter((n) => !dropped.has(n)), unscoped: write.unscoped.filter((n) => !dropped.has(n)) };
+    }
     const ids = new Map<string, number>();
     const freshNames = new Rows(METRIC_NAMES);
     const freshPresence = new Rows(METRIC_PRESENCE);
@@ -134,10 +165,11 @@ export class MetricIndex {
           reporter.pending.set(id, persisted);
           freshPresence.push(write.accountId, target.appId, target.hostId, target.instanceId, id);
           createdPresence.push([reporter, id]);
+          this.metricsOfApp(target.appId).add(id);
         }
       }
       await Promise.all(others);
-      await this.writer.write([freshNames, freshPresence, ...build(ids)], ticket);
+      await this.writer.write([freshNames, freshPresence, ...(errors ? [errors] : []), ...build(ids)], ticket);
       for (const name of createdNames) {
         const id = ids.get(name)!;
         this.ids.set(name, { id, persisted: COMMITTED });
@@ -153,6 +185,10 @@ export class MetricIndex {
     } catch (error) {
       for (const name of createdNames) this.ids.delete(name);
       for (const [reporter, id] of createdPresence) reporter.pending.delete(id);
+      for (const target of write.targets) {
+        const known = this.metricsOfApp(target.appId);
+        for (const [, id] of createdPresence) if (!this.appReports(target.appId, id)) known.delete(id);
+      }
       settle.reject(error as Error);
       throw error;
     }
@@ -202,6 +238,59 @@ export class MetricIndex {
   /** Drops an application's presence and reporting times (its rows are deleted by the catalog). */
   forgetApplication(appId: number): void {
     this.reporters.delete(appId);
+    this.appMetrics.delete(appId);
+  }
+
+  /**
+   * The write's unscoped names that are new to a target application past its limit (in the
+   * harvest's order, the first ones fit), and the `NrIntegrationError` rows reporting them.
+   */
+  private namesPastLimit(write: MetricWrite): { dropped: Set<string>; errors: Rows | undefined } {
+    const dropped = new Set<string>();
+    let errors: Rows | undefined;
+    const now = this.clock.now();
+    for (const appId of new Set(write.targets.map((t) => t.appId))) {
+      const known = this.metricsOfApp(appId);
+      let room = this.maxMetricNamesPerApp - known.size;
+      const past: string[] = [];
+      for (const name of write.unscoped) {
+        const id = this.ids.get(name)?.id;
+        if (id !== undefined && known.has(id)) continue;
+        if (room > 0 && !dropped.has(name)) room--;
+        else past.push(name);
+      }
+      if (past.length === 0) continue;
+      for (const name of past) dropped.add(name);
+      errors ??= new Rows(CUSTOM_EVENTS);
+      errors.push(write.accountId, appId, 0, 0, now, 'NrIntegrationError', attributeJson({
+        newRelicFeature: 'Metrics',
+        category: 'RateLimit',
+        rateLimitType: 'MetricNamesPerApplication',
+        message: `${past.length} metric name(s) dropped because application ${appId} reached its limit of ${this.maxMetricNamesPerApp} metric names`,
+        appId,
+        limitValue: this.maxMetricNamesPerApp,
+        droppedCount: past.length,
+        metricNameSample: past[0]!.slice(0, 255),
+      }));
+    }
+    return { dropped, errors };
+  }
+
+  private metricsOfApp(appId: number): Set<number> {
+    let known = this.appMetrics.get(appId);
+    if (!known) {
+      known = new Set();
+      this.appMetrics.set(appId, known);
+    }
+    return known;
+  }
+
+  /** Whether any instance of the application stored, or is storing, the unscoped metric. */
+  private appReports(appId: number, id: number): boolean {
+    for (const reporter of this.reporters.get(appId)?.values() ?? []) {
+      if (reporter.metrics.has(id) || reporter.pending.has(id)) return true;
+    }
+    return false;
   }
 
   /** Distinct names known, committed or not. */
