@@ -74,6 +74,12 @@ describe('names[] per metric-data request', () => {
     assert.equal(xml.text, `<?xml version="1.0" encoding="UTF-8"?>\n<error><title>${title}</title></error>`);
   });
 
+  it('the same on a mobile application', async () => {
+    const mobile = await ts.server.entities.mobileApplications.create(1, 'bounds-mobile');
+    const title = 'Too many metric names: 1001 given, at most 1000 per request; split the names over several requests';
+    assertRefused(await getWithBody(`/v2/mobile_applications/${mobile.id}/metrics/data.json`, names(many)), title);
+  });
+
   it('answers 1000 names', async () => {
     const reply = await getWithBody(data(), names(many.slice(0, 1000)));
     assert.equal(reply.status, 200);
