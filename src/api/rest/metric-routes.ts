@@ -28,8 +28,8 @@ export const MAX_METRIC_DATA_NAMES = 1000;
 /**
  * Values one metric-data response may hold: timeslices × the values each carries (a timeslice
  * with none counts as one). 16 metrics with all 10 generic values over 3000 slices (480 000)
- * fit, as do 1000 metrics over the default 30 minutes; that largest answer measured 15 MB of
- * JSON in 0.5 s and 25 MB of XML in 1.7 s (docs/limits.md).
+ * fit, as do 1000 metrics over the default 30 minutes: 15 MB of JSON, 25 MB of XML (figures
+ * from `npm run bench -- rest-limits` in docs/limits.md).
  */
 export const MAX_METRIC_DATA_VALUES = 500_000;
 

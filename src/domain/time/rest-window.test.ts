@@ -216,3 +216,11 @@ test('a period is at most 366 days', () => {
     assert.throws(() => resolveMetricWindow({ ...day, period }, NOW), windowError('period', 'Invalid period: at most 31622400 seconds (366 days)'));
   }
 });
+
+test('nothing reaches back before 0000-01-01: a default from, or slices laid back a long period', () => {
+  assert.throws(() => resolveMetricWindow(series(undefined, '0000-01-01T00:10:00Z'), NOW),
+    windowError('from', 'The default from, 30 minutes before to, is before 0000-01-01: give a from'));
+  assert.throws(() => resolveMetricWindow(series('0000-01-01T00:00:00Z', '0000-01-02T00:00:00Z', '36000'), NOW),
+    windowError('period', 'The series would reach back before 0000-01-01: give a later from or a shorter period'));
+  assert.equal(resolveMetricWindow(series('0000-01-01T00:00:00Z', '0000-01-02T00:00:00Z', '600'), NOW).beginMs, -62_167_219_200_000);
+});

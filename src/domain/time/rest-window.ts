@@ -5,7 +5,8 @@
  * - `to` defaults to now; a `to` in the future is clamped to now. `from` defaults to `to` − 30 min.
  * - An unparseable `from` or `to` (see iso8601.ts) is refused, naming the parameter and the format;
  *   so is a time outside the years 0000–9999 (JavaScript's own fallback parser reads years back to
- *   −271821, which no date formatting or engine timestamp survives).
+ *   −271821, which no date formatting or engine timestamp survives), and a window or series that
+ *   would reach back before the year 0000 (a default `from`, or slices laid back from the end).
  * - `from` must be before `to`, and `to` − `from` must be at least 60 s, judged on the exact
  *   (millisecond) values; 60 s always holds one whole minute, so no window is empty.
  *
@@ -130,6 +131,7 @@ export function resolveMetricWindow(req: MetricWindowRequest, nowMs: number, lim
   const givenTo = req.to === undefined ? nowMs : parseTime('to', req.to);
   const toMs = Math.min(givenTo, nowMs);
   const fromMs = givenFrom ?? toMs - DEFAULT_RANGE_MS;
+  if (fromMs < EARLIEST_TIME_MS) throw new WindowError('from', 'The default from, 30 minutes before to, is before 0000-01-01: give a from');
   if (fromMs >= toMs) {
     const end = givenTo > nowMs ? 'now' : formatRestTime(toMs);
     throw new WindowError('from', `The time range must start before it ends: from ${formatRestTime(fromMs)} is not before ${end}`);
@@ -153,6 +155,7 @@ export function resolveMetricWindow(req: MetricWindowRequest, nowMs: number, lim
     throw new WindowError('period', `The time range holds ${count} slices of ${periodSeconds} seconds; at most ${maxSlices} are returned: shorten the range, give a larger period, or summarize`);
   }
   const beginMs = endMs - count * periodMs;
+  if (beginMs < EARLIEST_TIME_MS) throw new WindowError('period', 'The series would reach back before 0000-01-01: give a later from or a shorter period');
   const slices: TimeSlice[] = [];
   for (let k = 0; k < count; k++) slices.push({ beginMs: beginMs + k * periodMs, endMs: beginMs + (k + 1) * periodMs });
   return { ...base, beginMs, periodSeconds, slices };
