@@ -1,7 +1,7 @@
 import { TIMESLICE_TABLES } from './duckdb/timeslice-compactor.js';
 import type { Clock } from '../clock.js';
 import type { BatchWriter, WriteTicket } from './batch-writer.js';
-import { CUSTOM_EVENTS, METRIC_NAMES, METRIC_PRESENCE, Rows } from './duckdb/append-tables.js';
+import { CUSTOM_EVENTS, METRIC_NAMES, METRIC_PRESENCE, Rows, TIMESLICES } from './duckdb/append-tables.js';
 import { attributeJson } from './attribute-json.js';
 import type { Database } from './duckdb/database.js';
 
@@ -69,11 +69,12 @@ export interface MetricWrite {
  * committed.
  *
  * An application reports at most `maxMetricNamesPerApp` distinct unscoped metric names (5000:
- * New Relic's metric grouping limit). A harvest's names past it are dropped, as metrics and as
- * the scope of scoped metrics, for every application of the run (a roll-up gets what its primary
- * gets); the rest of the harvest is stored, with one `NrIntegrationError` event per application
- * saying how many names were dropped. Names reported only scoped are not counted: agents report
- * each scoped metric unscoped too, and the scope names are transaction names, counted as metrics.
+ * New Relic's metric grouping limit). A harvest's names past it are dropped for that application,
+ * as metrics and as the scope of scoped metrics (a roll-up application at its limit does not stop
+ * its primary, nor the other way round); the rest of the harvest is stored, with one
+ * `NrIntegrationError` event per application saying how many names were dropped. Names reported
+ * only scoped are not counted: agents report each scoped metric unscoped too, and the scope names
+ * are transaction names, counted as metrics.
  */
 export class MetricIndex {
   private readonly ids = new Map<string, NameEntry>();
@@ -120,12 +121,16 @@ export class MetricIndex {
    * If the write fails, what it introduced is forgotten (the agent resends; it is introduced
    * again), and writes waiting for it fail too.
    *
-   * Names past a target application's limit get no id: `build` leaves out the rows that use them.
+   * Names past every target application's limit get no id, and `build` leaves out the rows that
+   * use them; rows of an application past its limit that use names another target admitted are
+   * taken out of what `build` returns.
    */
   async write(write: MetricWrite, build: (ids: ReadonlyMap<string, number>) => Rows[], ticket?: WriteTicket): Promise<void> {
-    const { dropped, errors } = this.namesPastLimit(write);
-    if (dropped.size > 0) {
-      write = { ...write, names: write.names.filter((n) => !dropped.has(n)), unscoped: write.unscoped.filter((n) => !dropped.has(n)) };
+    const { droppedFor, errors } = this.namesPastLimit(write);
+    const appIds = new Set(write.targets.map((t) => t.appId));
+    if (droppedFor.size === appIds.size) {
+      const everywhere = (name: string) => [...droppedFor.values()].every((names) => names.has(name));
+      write = { ...write, names: write.names.filter((n) => !everywhere(n)), unscoped: write.unscoped.filter((n) => !everywhere(n)) };
     }
     const ids = new Map<string, number>();
     const freshNames = new Rows(METRIC_NAMES);
@@ -153,7 +158,9 @@ export class MetricIndex {
     try {
       for (const [i, target] of write.targets.entries()) {
         const reporter = reporters[i]!;
+        const dropped = droppedFor.get(target.appId);
         for (const name of write.unscoped) {
+          if (dropped?.has(name)) continue;
           const id = ids.get(name);
           if (id === undefined) throw new Error(`unscoped metric '${name}' is not among the write's names`);
           if (reporter.metrics.has(id)) continue;
@@ -169,7 +176,8 @@ export class MetricIndex {
         }
       }
       await Promise.all(others);
-      await this.writer.write([freshNames, freshPresence, ...(errors ? [errors] : []), ...build(ids)], ticket);
+      const built = droppedFor.size > 0 ? withoutDropped(build(ids), droppedFor, ids) : build(ids);
+      await this.writer.write([freshNames, freshPresence, ...(errors ? [errors] : []), ...built], ticket);
       for (const name of createdNames) {
         const id = ids.get(name)!;
         this.ids.set(name, { id, persisted: COMMITTED });
@@ -242,11 +250,11 @@ export class MetricIndex {
   }
 
   /**
-   * The write's unscoped names that are new to a target application past its limit (in the
+   * Per target application, the write's unscoped names that are new to it past its limit (in the
    * harvest's order, the first ones fit), and the `NrIntegrationError` rows reporting them.
    */
-  private namesPastLimit(write: MetricWrite): { dropped: Set<string>; errors: Rows | undefined } {
-    const dropped = new Set<string>();
+  private namesPastLimit(write: MetricWrite): { droppedFor: Map<number, Set<string>>; errors: Rows | undefined } {
+    const droppedFor = new Map<number, Set<string>>();
     let errors: Rows | undefined;
     const now = this.clock.now();
     for (const appId of new Set(write.targets.map((t) => t.appId))) {
@@ -256,11 +264,11 @@ export class MetricIndex {
       for (const name of write.unscoped) {
         const id = this.ids.get(name)?.id;
         if (id !== undefined && known.has(id)) continue;
-        if (room > 0 && !dropped.has(name)) room--;
+        if (room > 0) room--;
         else past.push(name);
       }
       if (past.length === 0) continue;
-      for (const name of past) dropped.add(name);
+      droppedFor.set(appId, new Set(past));
       errors ??= new Rows(CUSTOM_EVENTS);
       errors.push(write.accountId, appId, 0, 0, now, 'NrIntegrationError', attributeJson({
         newRelicFeature: 'Metrics',
@@ -273,7 +281,7 @@ export class MetricIndex {
         metricNameSample: past[0]!.slice(0, 255),
       }));
     }
-    return { dropped, errors };
+    return { droppedFor, errors };
   }
 
   private metricsOfApp(appId: number): Set<number> {
@@ -324,4 +332,33 @@ export class MetricIndex {
       if (scope.hostId === undefined || reporter.hostId === scope.hostId) yield reporter;
     }
   }
+}
+
+/**
+ * The timeslice rows of `rows` less those of an application that use, as metric or scope, a name
+ * dropped for it. Names dropped for every application have no id and were never built.
+ */
+function withoutDropped(rows: Rows[], droppedFor: ReadonlyMap<number, ReadonlySet<string>>, ids: ReadonlyMap<string, number>): Rows[] {
+  const droppedIds = new Map<number, Set<number>>();
+  for (const [appId, names] of droppedFor) {
+    const set = new Set<number>();
+    for (const name of names) {
+      const id = ids.get(name);
+      if (id !== undefined) set.add(id);
+    }
+    if (set.size > 0) droppedIds.set(appId, set);
+  }
+  if (droppedIds.size === 0) return rows;
+  const column = (name: string) => TIMESLICES.columns.findIndex((c) => c.name === name);
+  const [app, metric, scope] = [column('app_id'), column('metric_id'), column('scope_id')];
+  return rows.map((r) => {
+    if (r.table !== TIMESLICES) return r;
+    const keep: number[] = [];
+    for (let i = 0; i < r.length; i++) {
+      const set = droppedIds.get(r.columns[app]![i] as number);
+      if (!set || (!set.has(r.columns[metric]![i] as number) && !set.has(r.columns[scope]![i] as number))) keep.push(i);
+    }
+    if (keep.length === r.length) return r;
+    return new Rows(r.table, r.columns.map((cells) => keep.map((i) => cells[i]!)));
+  });
 }

@@ -21,8 +21,9 @@ after(async () => {
   for (const ts of servers) await ts.stop();
 });
 
-async function connect(ts: TestServer, appName: string, pid: number) {
-  const facts = [{ pid, host: 'web-1', app_name: [appName], language: 'nodejs', agent_version: '12.0.0', identifier: appName }];
+async function connect(ts: TestServer, appName: string | string[], pid: number) {
+  const names = typeof appName === 'string' ? [appName] : appName;
+  const facts = [{ pid, host: 'web-1', app_name: names, language: 'nodejs', agent_version: '12.0.0', identifier: names.join(';') }];
   const { runId, connectReply } = await connectAgent(ts.server, TEST_LICENSE_KEY, facts);
   return { runId, appId: Number(connectReply.application_id) };
 }
@@ -89,6 +90,19 @@ describe('a limit of 3 metric names per application', () => {
       harvest(ts, burst.runId, [unscoped('Y1'), unscoped('Y2')]),
     ]);
     assert.equal((await restNames(ts, burst.appId)).length, 3);
+  });
+
+  it('a roll-up application at its limit drops names for itself only, not for its primary', async () => {
+    const rollup = await connect(ts, 'rollup', 400);
+    await harvest(ts, rollup.runId, [unscoped('X'), unscoped('Y'), unscoped('Z')]);
+    const primary = await connect(ts, ['primary', 'rollup'], 401);
+    await harvest(ts, primary.runId, [unscoped('P'), unscoped('Q'), scoped('P', 'Q')]);
+    assert.deepEqual(await restNames(ts, primary.appId), ['P', 'Q']);
+    assert.deepEqual(await restNames(ts, rollup.appId), ['X', 'Y', 'Z']);
+    const rows = await ts.server.db.all<{ n: bigint }>('SELECT count(*) AS n FROM timeslices WHERE app_id = $1', [rollup.appId]);
+    assert.equal(Number(rows[0]!.n), 3);
+    const errors = await nrql(ts, `SELECT appId, droppedCount, metricNameSample FROM NrIntegrationError WHERE appId IN (${primary.appId}, ${rollup.appId}) SINCE 1 hour ago`);
+    assert.deepEqual(errors.map(({ timestamp: _t, ...e }) => e), [{ appId: rollup.appId, droppedCount: 2, metricNameSample: 'P' }]);
   });
 
   it('the limit holds across a restart: what the application reported is counted again at start', async () => {
