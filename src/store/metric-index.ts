@@ -1,6 +1,17 @@
 import type { WriteTicket } from './batch-writer.js';
 import type { Rows } from './duckdb/append-tables.js';
 
+/**
+ * Distinct metric names an application may report (its metric names list). New Relic applies its
+ * metric grouping limits once an application passes 5000 unique metric names.
+ */
+export const MAX_METRIC_NAMES_PER_APP = 5000;
+
+export interface MetricIndexOptions {
+  /** Distinct unscoped metric names per application; names past it are dropped. */
+  readonly maxMetricNamesPerApp?: number;
+}
+
 /** An application, optionally narrowed to one of its hosts and/or instances. */
 export interface MetricScope {
   readonly appId: number;
@@ -25,7 +36,9 @@ export interface MetricWrite {
  * and tells a metric with no data in a window from one never reported from it, without a scan.
  *
  * A new name and a new presence commit with the first data that uses them, and no later data
- * using them is acknowledged before that. Queries see only what committed.
+ * using them is acknowledged before that. Queries see only what committed. An application reports
+ * at most `maxMetricNamesPerApp` distinct unscoped names; a harvest's names past it are dropped for
+ * that application and reported as an `NrIntegrationError` event.
  */
 export interface MetricIndex {
   /**

@@ -13,6 +13,10 @@ export interface StoreOptions {
   readonly clock: Clock;
   readonly compaction?: CompactorOptions;
   readonly expiry?: IdleExpiry;
+  /** Rows the batch writer queues at most (default `MAX_QUEUED_ROWS`). */
+  readonly maxQueuedRows?: number;
+  /** Distinct unscoped metric names per application (default `MAX_METRIC_NAMES_PER_APP`). */
+  readonly maxMetricNamesPerApp?: number;
   /** 0 = never on a timer (a tool reading a data directory). */
   readonly expireEveryMs?: number;
 }

@@ -1,5 +1,5 @@
 import { DuckDBDataChunk, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
-import { StoreBusyError, type BatchWriter, type WriteTicket } from '../batch-writer.js';
+import { MAX_QUEUED_ROWS, StoreBusyError, WriteTooLargeError, type BatchWriter, type WriteTicket } from '../batch-writer.js';
 import type { AppendTable, Cell, Rows } from './append-tables.js';
 import { DUCKDB_TYPES, timestampValue } from './duckdb-values.js';
 
@@ -56,8 +56,11 @@ export class DuckDbBatchWriter implements BatchWriter {
 
   constructor(
     private readonly connection: DuckDBConnection,
-    /** Beyond this many queued rows, writes are refused (the agent keeps its data and resends). */
-    private readonly maxQueuedRows = 2_000_000,
+    /**
+     * Beyond this many queued rows, writes are refused (StoreBusyError: the agent keeps its data and
+     * resends); a single write of more rows than this is refused for good (WriteTooLargeError).
+     */
+    readonly maxQueuedRows = MAX_QUEUED_ROWS,
   ) {}
 
   /** Queues rows for the next commit; resolves once it committed. Releases `ticket` once queued. */
@@ -67,7 +70,8 @@ export class DuckDbBatchWriter implements BatchWriter {
       let count = 0;
       for (const r of rows) count += r.length;
       if (count === 0) return Promise.resolve();
-      if (this.queuedRows > 0 && this.queuedRows + count > this.maxQueuedRows) {
+      if (count > this.maxQueuedRows) return Promise.reject(new WriteTooLargeError(count, this.maxQueuedRows));
+      if (this.queuedRows + count > this.maxQueuedRows) {
         return Promise.reject(new StoreBusyError(`the store is behind (${this.queuedRows} rows waiting to commit)`));
       }
       this.queuedRows += count;

@@ -21,6 +21,10 @@ export interface DuckDbStoreOptions {
   readonly clock: Clock;
   readonly compaction?: CompactorOptions;
   readonly expiry?: IdleExpiry;
+  /** Rows the batch writer queues at most (default `MAX_QUEUED_ROWS`). */
+  readonly maxQueuedRows?: number;
+  /** Distinct unscoped metric names per application (default `MAX_METRIC_NAMES_PER_APP`). */
+  readonly maxMetricNamesPerApp?: number;
   /** How often idle runs and instances are looked for; 0 = never (then only `expireIdle()`). */
   readonly expireEveryMs: number;
 }
@@ -46,11 +50,13 @@ export class DuckDbStore implements Store {
 
   static async open(options: DuckDbStoreOptions): Promise<DuckDbStore> {
     const db = await Database.open({ path: join(options.dataDir, 'timeslice.duckdb'), memoryLimit: options.memoryLimit });
-    const writer = new DuckDbBatchWriter(db.appendConnection);
+    const writer = new DuckDbBatchWriter(db.appendConnection, options.maxQueuedRows);
     const executor = new DuckDbPlanExecutor(db);
     try {
       const clock = options.clock;
-      const metrics = await DuckDbMetricIndex.load(db, writer, clock);
+      const metrics = await DuckDbMetricIndex.load(db, writer, clock, {
+        ...(options.maxMetricNamesPerApp !== undefined ? { maxMetricNamesPerApp: options.maxMetricNamesPerApp } : {}),
+      });
       const storeMaintenance = new Mutex();
       const entities = await loadDuckDbEntityStores(db, clock);
       // Deleting an application deletes its key transactions and browser side from these stores too.
