@@ -17,7 +17,7 @@ import { Catalog, type CreatedKeys } from './store/catalog.js';
 import { Database } from './store/duckdb/database.js';
 import { Deployments } from './store/deployments.js';
 import { loadEntityStores, type EntityStores } from './store/entity-stores.js';
-import { DuckDbPlanExecutor } from './store/plan-executor.js';
+import { DuckDbPlanExecutor } from './store/duckdb/duckdb-plan-executor.js';
 import { TimesliceCompactor } from './store/duckdb/timeslice-compactor.js';
 import { Mutex } from './store/mutex.js';
 import { MetricIndex } from './store/metric-index.js';

@@ -8,7 +8,7 @@ import { BatchWriter } from '../store/batch-writer.js';
 import { Catalog } from '../store/catalog.js';
 import { Database } from '../store/duckdb/database.js';
 import { MetricIndex } from '../store/metric-index.js';
-import { DuckDbPlanExecutor } from '../store/plan-executor.js';
+import { DuckDbPlanExecutor } from '../store/duckdb/duckdb-plan-executor.js';
 
 export interface QueryCommandOptions {
   readonly query: string;

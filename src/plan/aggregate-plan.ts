@@ -5,7 +5,7 @@ export interface TimesliceSource { readonly kind: 'timeslices' }
 /**
  * Stored events of these types (NRQL `FROM Transaction, PageView`), as one stream of rows.
  * Field names are NRQL attribute names (`duration`, `request.uri`); which column or attribute
- * map holds each is the SQL layer's business (`sql/sources.ts`).
+ * map holds each is the store's business (`store/duckdb/sources.ts`).
  */
 export interface EventSource { readonly kind: 'events'; readonly eventTypes: readonly string[] }
 /** Every custom event, whatever its type; its type is the field `eventType` (for SHOW EVENT TYPES). */

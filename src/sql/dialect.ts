@@ -1,5 +1,5 @@
 import type { AggregateFn, ValueType } from '../plan/expressions.js';
-import type { ColumnKind } from './sources.js';
+import type { ColumnKind } from './physical-schema.js';
 
 /** A bound value. Timestamps are typed so each engine binds its own timestamp type. */
 export type SqlParam = number | string | boolean | { readonly timestampMs: number } | { readonly doubles: readonly number[] };

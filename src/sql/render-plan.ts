@@ -1,7 +1,7 @@
 import type { AggregatePlan, RowsPlan } from '../plan/aggregate-plan.js';
 import { assertNever, type Predicate, type RowExpr, type ValueType } from '../plan/expressions.js';
 import type { Dialect, RenderedSql, SqlParam } from './dialect.js';
-import { physicalSource, type PhysicalSource, type SourceBranch } from './sources.js';
+import type { PhysicalSchema, PhysicalSource, SourceBranch } from './physical-schema.js';
 
 /** Result columns of a rendered aggregate plan, in order. */
 export const GROUP_COLUMN = (i: number) => `g${i}`;
@@ -30,14 +30,14 @@ interface Scope {
  * not SQL: they are evaluated over the aggregates by the shape stage. Every value is a
  * parameter; identifiers come from the source mapping and are quoted by the dialect.
  */
-export function renderAggregatePlan(plan: AggregatePlan, dialect: Dialect): RenderedSql {
+export function renderAggregatePlan(plan: AggregatePlan, dialect: Dialect, schema: PhysicalSchema): RenderedSql {
   const { params, bind } = binder(dialect);
   const q = (name: string) => dialect.quoteIdentifier(name);
   const leaves = [
     ...plan.groupBy,
     ...plan.aggregates.flatMap((call) => [...(call.arg ? [call.arg] : []), ...(call.where ? predicateExprs(call.where) : [])]),
   ];
-  const { from, scope } = renderFrom(plan, physicalSource(plan.source), leaves, dialect, bind);
+  const { from, scope } = renderFrom(plan, schema.source(plan.source), leaves, dialect, bind);
 
   const select: string[] = [];
   const groupKeys: string[] = [];
@@ -70,16 +70,16 @@ export function renderAggregatePlan(plan: AggregatePlan, dialect: Dialect): Rend
  * then with `all` its event type, typed columns as a JSON object and its attribute maps (the
  * shape stage merges them into one attribute object), then the wanted `columns`.
  */
-export function renderRowsPlan(plan: RowsPlan, dialect: Dialect): RenderedSql {
+export function renderRowsPlan(plan: RowsPlan, dialect: Dialect, schema: PhysicalSchema): RenderedSql {
   const { params, bind } = binder(dialect);
   const q = (name: string) => dialect.quoteIdentifier(name);
-  const source = physicalSource(plan.source);
+  const source = schema.source(plan.source);
   const orderLeaves = plan.orderBy.map((o) => o.expr);
   let select: string[];
   let from: string;
   let scope: Scope;
   if (plan.all) {
-    const mapCount = rowMapCount(plan);
+    const mapCount = rowMapCount(plan, schema);
     const parts = (branch: SourceBranch, s: Scope) => [
       `${dialect.epochMs(q(branch.timeColumn))} AS ${q(ROW_TIME_COLUMN)}`,
       `${bind(branch.eventType)} AS ${q(ROW_TYPE_COLUMN)}`,
@@ -117,8 +117,8 @@ export function renderRowsPlan(plan: RowsPlan, dialect: Dialect): RenderedSql {
 }
 
 /** How many attribute-map columns a rows plan with `all` returns (the most any of its branches has). */
-export function rowMapCount(plan: RowsPlan): number {
-  return Math.max(0, ...physicalSource(plan.source).branches.map((b) => b.attributeMaps.length));
+export function rowMapCount(plan: RowsPlan, schema: PhysicalSchema): number {
+  return Math.max(0, ...schema.source(plan.source).branches.map((b) => b.attributeMaps.length));
 }
 
 function binder(dialect: Dialect): { params: SqlParam[]; bind: Bind } {

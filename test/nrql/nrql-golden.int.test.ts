@@ -7,10 +7,11 @@ import { storeDictionaries } from '../../src/nrql/dictionaries.js';
 import { mainPlan } from '../../src/nrql/execute.js';
 import { NrqlError, positionOf } from '../../src/nrql/nrql-error.js';
 import { duckdbDialect } from '../../src/store/duckdb/duckdb-dialect.js';
+import { duckdbSchema } from '../../src/store/duckdb/sources.js';
 import { renderAggregatePlan, renderRowsPlan } from '../../src/sql/render-plan.js';
 import { CUSTOM_EVENTS, Rows } from '../../src/store/duckdb/append-tables.js';
 import { attributeJson } from '../../src/store/attribute-json.js';
-import { DuckDbPlanExecutor } from '../../src/store/plan-executor.js';
+import { DuckDbPlanExecutor } from '../../src/store/duckdb/duckdb-plan-executor.js';
 import { agentQuery, invoke } from '../helpers/collector-client.js';
 import { parseScript, rewriteScript, type Expectation, type Script } from '../helpers/nrql-golden-script.js';
 import { connectApp, ManualClock, sendMetrics, type AgentHandle } from '../helpers/rest-fixture.js';
@@ -85,7 +86,7 @@ async function outcome(engine: NrqlEngine, query: string, wanted: Expectation): 
       const { analyzed } = engine.explain(query, { accountIds: [ACCOUNT] });
       if (analyzed.kind === 'showEventTypes') throw new Error('no SQL for SHOW EVENT TYPES');
       const plan = mainPlan(analyzed);
-      const rendered = plan.kind === 'rows' ? renderRowsPlan(plan, duckdbDialect) : renderAggregatePlan(plan, duckdbDialect);
+      const rendered = plan.kind === 'rows' ? renderRowsPlan(plan, duckdbDialect, duckdbSchema) : renderAggregatePlan(plan, duckdbDialect, duckdbSchema);
       return { kind: 'sql', sql: `${rendered.sql}\n-- params: ${JSON.stringify(rendered.params)}` };
     }
     const answer = await engine.run(query, { accountIds: [ACCOUNT] });

@@ -1,41 +1,7 @@
-import { TIMESLICE_TABLES } from '../store/duckdb/timeslice-compactor.js';
-import type { PlanSource, TimesliceField } from '../plan/aggregate-plan.js';
-
-/** The physical type of a typed column, for the conversions a use asks for. */
-export type ColumnKind = 'integer' | 'double' | 'string' | 'boolean' | 'timestamp';
-
-export interface TypedColumn {
-  readonly column: string;
-  readonly kind: ColumnKind;
-}
-
-/**
- * One table (or one event type within a table) that rows of a source come from, and where each
- * logical field lives in it: a typed column, or else an attribute in one of its JSON attribute
- * maps (searched in order). A field the branch has neither for is read from the maps, where it
- * is simply absent (NULL) unless the sender gave it.
- */
-export interface SourceBranch {
-  readonly table: string;
-  /** `eventType()` of its rows. */
-  readonly eventType: string;
-  readonly accountColumn: string;
-  readonly timeColumn: string;
-  /** Rows of this branch are those of the table whose `column` equals `value` (custom event types). */
-  readonly typeColumn?: { readonly column: string; readonly value: string };
-  readonly typed: Readonly<Record<string, TypedColumn>>;
-  readonly attributeMaps: readonly string[];
-}
-
-/**
- * Where a plan source lives. `uniform`: every branch has the same columns and mapping (the
- * timeslice tables), so branches can be unioned as whole rows; otherwise each branch projects
- * the fields a query uses.
- */
-export interface PhysicalSource {
-  readonly branches: readonly SourceBranch[];
-  readonly uniform: boolean;
-}
+import type { PlanSource, TimesliceField } from '../../plan/aggregate-plan.js';
+import { EVENT_ID_FIELDS, isAgentEventType, type AgentEventType } from '../../plan/data-model.js';
+import type { PhysicalSchema, PhysicalSource, SourceBranch, TypedColumn } from '../../sql/physical-schema.js';
+import { TIMESLICE_TABLES } from './timeslice-compactor.js';
 
 const TIMESLICE_COLUMNS: Readonly<Record<TimesliceField, TypedColumn>> = {
   appId: { column: 'app_id', kind: 'integer' },
@@ -51,12 +17,6 @@ const TIMESLICE_COLUMNS: Readonly<Record<TimesliceField, TypedColumn>> = {
   sumOfSquares: { column: 'sum_of_squares', kind: 'double' },
 };
 
-/**
- * Internal fields every agent-event table has: the catalog ids the analyzer rewrites
- * `appName`, `host`, `entity.guid` to. `appId` is also New Relic's attribute of that name.
- */
-export const EVENT_ID_FIELDS = { appId: '@appId', hostId: '@hostId', instanceId: '@instanceId' } as const;
-
 const AGENT_IDS: Readonly<Record<string, TypedColumn>> = {
   [EVENT_ID_FIELDS.appId]: { column: 'app_id', kind: 'integer' },
   [EVENT_ID_FIELDS.hostId]: { column: 'host_id', kind: 'integer' },
@@ -66,7 +26,7 @@ const AGENT_IDS: Readonly<Record<string, TypedColumn>> = {
 const AGENT_MAPS = ['intrinsics', 'agent_attributes', 'user_attributes'] as const;
 
 /** The event types agents report into tables of their own; every other type is a custom event. */
-const AGENT_EVENT_BRANCHES: Readonly<Record<string, Omit<SourceBranch, 'eventType' | 'accountColumn' | 'timeColumn'>>> = {
+const AGENT_EVENT_BRANCHES: Readonly<Record<AgentEventType, Omit<SourceBranch, 'eventType' | 'accountColumn' | 'timeColumn'>>> = {
   Transaction: {
     table: 'transaction_events',
     typed: {
@@ -120,13 +80,9 @@ const AGENT_EVENT_BRANCHES: Readonly<Record<string, Omit<SourceBranch, 'eventTyp
   },
 };
 
-/** The tables agents and the Event API append events to, for `SHOW EVENT TYPES`. */
-export const AGENT_EVENT_TYPES: readonly string[] = Object.keys(AGENT_EVENT_BRANCHES);
-
 /** Event type names are case-sensitive, as in New Relic. */
-export function eventBranch(eventType: string): SourceBranch {
-  const agent = AGENT_EVENT_BRANCHES[eventType];
-  if (agent) return { ...agent, eventType, accountColumn: 'account_id', timeColumn: 'timestamp' };
+function eventBranch(eventType: string): SourceBranch {
+  if (isAgentEventType(eventType)) return { ...AGENT_EVENT_BRANCHES[eventType], eventType, accountColumn: 'account_id', timeColumn: 'timestamp' };
   return {
     table: 'custom_events',
     eventType,
@@ -138,7 +94,7 @@ export function eventBranch(eventType: string): SourceBranch {
   };
 }
 
-export function physicalSource(source: PlanSource): PhysicalSource {
+function physicalSource(source: PlanSource): PhysicalSource {
   switch (source.kind) {
     case 'timeslices':
       // Recent rows in arrival order, older ones compacted (store/timeslice-compactor.ts).
@@ -160,3 +116,6 @@ export function physicalSource(source: PlanSource): PhysicalSource {
       };
   }
 }
+
+/** The DuckDB store's tables, as the renderer reads them (`migrations.ts` creates them). */
+export const duckdbSchema: PhysicalSchema = { source: physicalSource };
