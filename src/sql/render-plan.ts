@@ -127,7 +127,7 @@ function binder(dialect: Dialect): { params: SqlParam[]; bind: Bind } {
     params,
     bind: (value) => {
       params.push(value);
-      return dialect.placeholder(params.length);
+      return dialect.placeholder(params.length, value);
     },
   };
 }
@@ -293,7 +293,7 @@ function renderRow(expr: RowExpr, scope: Scope): string {
     case 'cast':
       return scope.dialect.castText(renderRow(expr.expr, scope), expr.to);
     case 'lookup': {
-      if (expr.entries.length === 0) return 'CAST(NULL AS VARCHAR)';
+      if (expr.entries.length === 0) return scope.dialect.nullOf('string');
       const key = renderRow(expr.expr, scope);
       return `CASE ${key} ${expr.entries.map(([id, text]) => `WHEN ${scope.bind(id)} THEN ${scope.bind(text)}`).join(' ')} END`;
     }
@@ -310,19 +310,19 @@ function renderPredicate(p: Predicate, scope: Scope): string {
   const { dialect, bind } = scope;
   switch (p.kind) {
     case 'true':
-      return 'TRUE';
+      return dialect.booleanLiteral(true);
     case 'compare':
       return `${renderRow(p.left, scope)} ${p.op === '!=' ? '<>' : p.op} ${renderRow(p.right, scope)}`;
     case 'in': {
       // No values: false (true when negated) — but null where the expression is null, as IN would be.
-      if (p.values.length === 0) return `CASE WHEN ${renderRow(p.expr, scope)} IS NULL THEN NULL ELSE ${p.negated ? 'TRUE' : 'FALSE'} END`;
+      if (p.values.length === 0) return `CASE WHEN ${renderRow(p.expr, scope)} IS NULL THEN NULL ELSE ${dialect.booleanLiteral(p.negated)} END`;
       const list = p.values.map((v) => bind(v)).join(', ');
       return `${renderRow(p.expr, scope)} ${p.negated ? 'NOT IN' : 'IN'} (${list})`;
     }
     case 'isNull':
       return `${renderRow(p.expr, scope)} IS ${p.negated ? 'NOT ' : ''}NULL`;
     case 'isBoolean':
-      return `${renderRow(p.expr, scope)} IS ${p.negated ? 'NOT ' : ''}${p.value ? 'TRUE' : 'FALSE'}`;
+      return dialect.isBoolean(renderRow(p.expr, scope), p.value, p.negated);
     case 'like': {
       const match = dialect.like(renderRow(p.expr, scope), bind(dialect.escapeLike(p.pattern)));
       return p.negated ? `NOT ${match}` : match;
@@ -332,7 +332,7 @@ function renderPredicate(p: Predicate, scope: Scope): string {
       return p.negated ? `NOT ${match}` : match;
     }
     case 'tupleIn':
-      if (p.tuples.length === 0) return 'FALSE';
+      if (p.tuples.length === 0) return dialect.booleanLiteral(false);
       return dialect.tupleIn(p.exprs.map((e) => renderRow(e, scope)), p.tuples.map((t) => t.map((v) => bind(v))));
     case 'and':
     case 'or':

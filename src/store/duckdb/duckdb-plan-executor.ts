@@ -69,7 +69,7 @@ export class DuckDbPlanExecutor implements PlanExecutor {
     if (this.checkedPatterns.has(pattern)) return this.checkedPatterns.get(pattern);
     let refused: string | undefined;
     try {
-      await this.run({ sql: `SELECT ${this.dialect.regexFullMatch("''", this.dialect.placeholder(1))}`, params: [pattern] });
+      await this.run({ sql: `SELECT ${this.dialect.regexFullMatch("''", this.dialect.placeholder(1, pattern))}`, params: [pattern] });
     } catch (error) {
       // DuckDB prefixes its error class ("Invalid Input Error: …"); the rest names what RE2 refused.
       refused = (error as Error).message.replace(/^[A-Za-z ]+Error: /, '');
