@@ -1,63 +1,29 @@
-/** The column types ingest appends. Timestamps travel as epoch milliseconds. */
-export type ColumnType = 'INTEGER' | 'DOUBLE' | 'VARCHAR' | 'BOOLEAN' | 'TIMESTAMP';
+import {
+  CUSTOM_EVENTS_TABLE, ERROR_EVENTS_TABLE, ERROR_TRACES_TABLE, LOG_EVENTS_TABLE, METRIC_NAMES_TABLE, METRIC_PRESENCE_TABLE,
+  SPAN_EVENTS_TABLE, SQL_TRACES_TABLE, TIMESLICES_TABLE, TRANSACTION_EVENTS_TABLE, TRANSACTION_TRACES_TABLE, type TableDescription,
+} from './tables.js';
+
+export type { ColumnType } from './tables.js';
 /** A cell: plain data, so rows can be built in a worker thread and sent to the writer. */
 export type Cell = number | string | boolean | null;
-const INTEGER: ColumnType = 'INTEGER';
-const DOUBLE: ColumnType = 'DOUBLE';
-const VARCHAR: ColumnType = 'VARCHAR';
-const BOOLEAN: ColumnType = 'BOOLEAN';
-const TIMESTAMP: ColumnType = 'TIMESTAMP';
 
 /**
- * The tables ingest appends to, with their columns in table order. The writer builds DuckDB
- * data chunks from these; `verifyAppendTables` checks them against the migrated schema at start,
- * so a migration that changes a table without changing this list fails loudly, not silently.
+ * A table ingest appends to, with its columns in table order (its description in `tables.ts`).
+ * The writer builds DuckDB data chunks from these.
  */
-export interface AppendTable {
-  readonly name: string;
-  readonly columns: readonly { readonly name: string; readonly type: ColumnType }[];
-}
+export type AppendTable = TableDescription;
 
-function table(name: string, columns: Record<string, ColumnType>): AppendTable {
-  return { name, columns: Object.entries(columns).map(([column, type]) => ({ name: column, type })) };
-}
-
-const eventCommon = { account_id: INTEGER, app_id: INTEGER, host_id: INTEGER, instance_id: INTEGER, timestamp: TIMESTAMP };
-const attributeMaps = { intrinsics: VARCHAR, user_attributes: VARCHAR, agent_attributes: VARCHAR };
-
-export const METRIC_NAMES = table('metric_names', { id: INTEGER, name: VARCHAR });
-export const METRIC_PRESENCE = table('metric_presence', {
-  account_id: INTEGER, app_id: INTEGER, host_id: INTEGER, instance_id: INTEGER, metric_id: INTEGER,
-});
-export const TIMESLICES = table('timeslices', {
-  account_id: INTEGER, app_id: INTEGER, host_id: INTEGER, instance_id: INTEGER, metric_id: INTEGER, scope_id: INTEGER,
-  ts: TIMESTAMP, call_count: DOUBLE, total: DOUBLE, exclusive: DOUBLE, min: DOUBLE, max: DOUBLE, sum_of_squares: DOUBLE,
-});
-export const TRANSACTION_EVENTS = table('transaction_events', {
-  ...eventCommon, name: VARCHAR, duration: DOUBLE, total_time: DOUBLE, queue_duration: DOUBLE, error: BOOLEAN,
-  http_status_code: INTEGER, trace_id: VARCHAR, guid: VARCHAR, ...attributeMaps,
-});
-export const ERROR_EVENTS = table('error_events', {
-  ...eventCommon, error_class: VARCHAR, error_message: VARCHAR, transaction_name: VARCHAR, duration: DOUBLE, trace_id: VARCHAR, ...attributeMaps,
-});
-export const SPAN_EVENTS = table('span_events', {
-  ...eventCommon, name: VARCHAR, category: VARCHAR, duration: DOUBLE, trace_id: VARCHAR, guid: VARCHAR, parent_id: VARCHAR,
-  transaction_id: VARCHAR, ...attributeMaps,
-});
-export const CUSTOM_EVENTS = table('custom_events', { ...eventCommon, event_type: VARCHAR, attributes: VARCHAR });
-export const LOG_EVENTS = table('log_events', {
-  ...eventCommon, level: VARCHAR, message: VARCHAR, trace_id: VARCHAR, span_id: VARCHAR, attributes: VARCHAR,
-});
-export const ERROR_TRACES = table('error_traces', {
-  ...eventCommon, transaction_name: VARCHAR, message: VARCHAR, error_class: VARCHAR, transaction_guid: VARCHAR, params: VARCHAR,
-});
-export const TRANSACTION_TRACES = table('transaction_traces', {
-  ...eventCommon, duration_ms: DOUBLE, transaction_name: VARCHAR, uri: VARCHAR, transaction_guid: VARCHAR, trace: VARCHAR,
-});
-export const SQL_TRACES = table('sql_traces', {
-  ...eventCommon, transaction_name: VARCHAR, url: VARCHAR, sql_id: VARCHAR, sql: VARCHAR, metric_name: VARCHAR,
-  call_count: DOUBLE, total: DOUBLE, min: DOUBLE, max: DOUBLE, params: VARCHAR,
-});
+export const METRIC_NAMES = METRIC_NAMES_TABLE;
+export const METRIC_PRESENCE = METRIC_PRESENCE_TABLE;
+export const TIMESLICES = TIMESLICES_TABLE;
+export const TRANSACTION_EVENTS = TRANSACTION_EVENTS_TABLE;
+export const ERROR_EVENTS = ERROR_EVENTS_TABLE;
+export const SPAN_EVENTS = SPAN_EVENTS_TABLE;
+export const CUSTOM_EVENTS = CUSTOM_EVENTS_TABLE;
+export const LOG_EVENTS = LOG_EVENTS_TABLE;
+export const ERROR_TRACES = ERROR_TRACES_TABLE;
+export const TRANSACTION_TRACES = TRANSACTION_TRACES_TABLE;
+export const SQL_TRACES = SQL_TRACES_TABLE;
 
 export const APPEND_TABLES: readonly AppendTable[] = [
   METRIC_NAMES, METRIC_PRESENCE, TIMESLICES, TRANSACTION_EVENTS, ERROR_EVENTS, SPAN_EVENTS, CUSTOM_EVENTS, LOG_EVENTS,

@@ -1,103 +1,52 @@
-import type { PlanSource, TimesliceField } from '../../plan/aggregate-plan.js';
-import { EVENT_ID_FIELDS, isAgentEventType, type AgentEventType } from '../../plan/data-model.js';
-import type { PhysicalSchema, PhysicalSource, SourceBranch, TypedColumn } from '../../sql/physical-schema.js';
+import { TIMESLICE_FIELDS, type PlanSource } from '../../plan/aggregate-plan.js';
+import { isAgentEventType, type AgentEventType } from '../../plan/data-model.js';
+import type { ColumnKind, PhysicalSchema, PhysicalSource, SourceBranch, TypedColumn } from '../../sql/physical-schema.js';
+import {
+  CUSTOM_EVENTS_TABLE, ERROR_EVENTS_TABLE, LOG_EVENTS_TABLE, SPAN_EVENTS_TABLE, TIMESLICES_TABLE, TRANSACTION_EVENTS_TABLE,
+  type ColumnType, type TableDescription,
+} from './tables.js';
 import { TIMESLICE_TABLES } from './timeslice-compactor.js';
 
-const TIMESLICE_COLUMNS: Readonly<Record<TimesliceField, TypedColumn>> = {
-  appId: { column: 'app_id', kind: 'integer' },
-  hostId: { column: 'host_id', kind: 'integer' },
-  instanceId: { column: 'instance_id', kind: 'integer' },
-  metricId: { column: 'metric_id', kind: 'integer' },
-  scopeId: { column: 'scope_id', kind: 'integer' },
-  count: { column: 'call_count', kind: 'double' },
-  total: { column: 'total', kind: 'double' },
-  totalExclusive: { column: 'exclusive', kind: 'double' },
-  min: { column: 'min', kind: 'double' },
-  max: { column: 'max', kind: 'double' },
-  sumOfSquares: { column: 'sum_of_squares', kind: 'double' },
-};
+const KIND: Readonly<Record<ColumnType, ColumnKind>> = { INTEGER: 'integer', DOUBLE: 'double', VARCHAR: 'string', BOOLEAN: 'boolean', TIMESTAMP: 'timestamp' };
 
-const AGENT_IDS: Readonly<Record<string, TypedColumn>> = {
-  [EVENT_ID_FIELDS.appId]: { column: 'app_id', kind: 'integer' },
-  [EVENT_ID_FIELDS.hostId]: { column: 'host_id', kind: 'integer' },
-  [EVENT_ID_FIELDS.instanceId]: { column: 'instance_id', kind: 'integer' },
-};
+/** The typed columns of a table by the attribute each holds (its description's `attribute`s). */
+function typedColumns(table: TableDescription): Record<string, TypedColumn> {
+  return Object.fromEntries(table.columns.filter((c) => c.attribute !== undefined).map((c) => [c.attribute!, { column: c.name, kind: KIND[c.type] }]));
+}
 
-const AGENT_MAPS = ['intrinsics', 'agent_attributes', 'user_attributes'] as const;
+const TIMESLICE_COLUMNS = typedColumns(TIMESLICES_TABLE);
+for (const name of TIMESLICE_FIELDS) if (!TIMESLICE_COLUMNS[name]) throw new Error(`the timeslice table describes no column for ${name}`);
 
 /** The event types agents report into tables of their own; every other type is a custom event. */
-const AGENT_EVENT_BRANCHES: Readonly<Record<AgentEventType, Omit<SourceBranch, 'eventType' | 'accountColumn' | 'timeColumn'>>> = {
-  Transaction: {
-    table: 'transaction_events',
-    typed: {
-      ...AGENT_IDS,
-      name: { column: 'name', kind: 'string' },
-      duration: { column: 'duration', kind: 'double' },
-      totalTime: { column: 'total_time', kind: 'double' },
-      queueDuration: { column: 'queue_duration', kind: 'double' },
-      error: { column: 'error', kind: 'boolean' },
-      traceId: { column: 'trace_id', kind: 'string' },
-      guid: { column: 'guid', kind: 'string' },
-    },
-    attributeMaps: AGENT_MAPS,
-  },
-  TransactionError: {
-    table: 'error_events',
-    typed: {
-      ...AGENT_IDS,
-      'error.class': { column: 'error_class', kind: 'string' },
-      'error.message': { column: 'error_message', kind: 'string' },
-      transactionName: { column: 'transaction_name', kind: 'string' },
-      duration: { column: 'duration', kind: 'double' },
-      traceId: { column: 'trace_id', kind: 'string' },
-    },
-    attributeMaps: AGENT_MAPS,
-  },
-  Span: {
-    table: 'span_events',
-    typed: {
-      ...AGENT_IDS,
-      name: { column: 'name', kind: 'string' },
-      category: { column: 'category', kind: 'string' },
-      duration: { column: 'duration', kind: 'double' },
-      traceId: { column: 'trace_id', kind: 'string' },
-      guid: { column: 'guid', kind: 'string' },
-      parentId: { column: 'parent_id', kind: 'string' },
-      transactionId: { column: 'transaction_id', kind: 'string' },
-    },
-    attributeMaps: AGENT_MAPS,
-  },
-  Log: {
-    table: 'log_events',
-    typed: {
-      ...AGENT_IDS,
-      level: { column: 'level', kind: 'string' },
-      message: { column: 'message', kind: 'string' },
-      'trace.id': { column: 'trace_id', kind: 'string' },
-      'span.id': { column: 'span_id', kind: 'string' },
-    },
-    attributeMaps: ['attributes'],
-  },
+const AGENT_EVENT_TABLES: Readonly<Record<AgentEventType, TableDescription>> = {
+  Transaction: TRANSACTION_EVENTS_TABLE,
+  TransactionError: ERROR_EVENTS_TABLE,
+  Span: SPAN_EVENTS_TABLE,
+  Log: LOG_EVENTS_TABLE,
 };
 
-/** Event type names are case-sensitive, as in New Relic. */
+const CUSTOM_TYPED = typedColumns(CUSTOM_EVENTS_TABLE);
+const { eventType: customTypeColumn, ...CUSTOM_TYPED_WITHIN_A_TYPE } = CUSTOM_TYPED;
+
 function eventBranch(eventType: string): SourceBranch {
-  if (isAgentEventType(eventType)) return { ...AGENT_EVENT_BRANCHES[eventType], eventType, accountColumn: 'account_id', timeColumn: 'timestamp' };
+  const common = { eventType, accountColumn: 'account_id', timeColumn: 'timestamp' };
+  if (isAgentEventType(eventType)) {
+    const table = AGENT_EVENT_TABLES[eventType];
+    return { ...common, table: table.name, typed: typedColumns(table), attributeMaps: table.attributeMaps ?? [] };
+  }
   return {
-    table: 'custom_events',
-    eventType,
-    accountColumn: 'account_id',
-    timeColumn: 'timestamp',
-    typeColumn: { column: 'event_type', value: eventType },
-    typed: AGENT_IDS,
-    attributeMaps: ['attributes'],
+    ...common,
+    table: CUSTOM_EVENTS_TABLE.name,
+    typeColumn: { column: customTypeColumn!.column, value: eventType },
+    typed: CUSTOM_TYPED_WITHIN_A_TYPE,
+    attributeMaps: CUSTOM_EVENTS_TABLE.attributeMaps ?? [],
   };
 }
 
 function physicalSource(source: PlanSource): PhysicalSource {
   switch (source.kind) {
     case 'timeslices':
-      // Recent rows in arrival order, older ones compacted (store/timeslice-compactor.ts).
+      // Recent rows in arrival order, older ones compacted (store/duckdb/timeslice-compactor.ts).
       return {
         uniform: true,
         branches: TIMESLICE_TABLES.map((table) => ({
@@ -110,8 +59,8 @@ function physicalSource(source: PlanSource): PhysicalSource {
       return {
         uniform: true,
         branches: [{
-          table: 'custom_events', eventType: '', accountColumn: 'account_id', timeColumn: 'timestamp',
-          typed: { ...AGENT_IDS, eventType: { column: 'event_type', kind: 'string' } }, attributeMaps: ['attributes'],
+          table: CUSTOM_EVENTS_TABLE.name, eventType: '', accountColumn: 'account_id', timeColumn: 'timestamp',
+          typed: CUSTOM_TYPED, attributeMaps: CUSTOM_EVENTS_TABLE.attributeMaps ?? [],
         }],
       };
   }
@@ -119,3 +68,30 @@ function physicalSource(source: PlanSource): PhysicalSource {
 
 /** The DuckDB store's tables, as the renderer reads them (`migrations.ts` creates them). */
 export const duckdbSchema: PhysicalSchema = { source: physicalSource };
+
+const COLUMN_TYPE: Readonly<Record<ColumnKind, ColumnType>> = { integer: 'INTEGER', double: 'DOUBLE', string: 'VARCHAR', boolean: 'BOOLEAN', timestamp: 'TIMESTAMP' };
+
+/**
+ * Every column the read mapping uses, with the type it reads it as: each branch of the timeslice
+ * source, of every agent event type, of a custom type and of all custom events. Checked against
+ * the migrated schema at start (`schemaMismatches`).
+ */
+export function readColumns(): { table: string; column: string; type: ColumnType }[] {
+  const sources: PlanSource[] = [
+    { kind: 'timeslices' },
+    { kind: 'events', eventTypes: [...Object.keys(AGENT_EVENT_TABLES), 'AnyCustomType'] },
+    { kind: 'allCustomEvents' },
+  ];
+  const out = new Map<string, { table: string; column: string; type: ColumnType }>();
+  const add = (table: string, column: string, type: ColumnType) => out.set(`${table}.${column}`, { table, column, type });
+  for (const source of sources) {
+    for (const b of physicalSource(source).branches) {
+      add(b.table, b.accountColumn, 'INTEGER');
+      add(b.table, b.timeColumn, 'TIMESTAMP');
+      if (b.typeColumn) add(b.table, b.typeColumn.column, 'VARCHAR');
+      for (const typed of Object.values(b.typed)) add(b.table, typed.column, COLUMN_TYPE[typed.kind]);
+      for (const map of b.attributeMaps) add(b.table, map, 'VARCHAR');
+    }
+  }
+  return [...out.values()];
+}
