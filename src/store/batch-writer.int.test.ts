@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Rows, TIMESLICES } from './duckdb/append-tables.js';
+import { Rows, TIMESLICES } from './append-tables.js';
 import { BatchWriter, StoreBusyError } from './batch-writer.js';
 import { Database } from './duckdb/database.js';
 

@@ -1,5 +1,5 @@
 import { DuckDBDataChunk, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
-import type { AppendTable, Cell, Rows } from './duckdb/append-tables.js';
+import type { AppendTable, Cell, Rows } from './append-tables.js';
 import { DUCKDB_TYPES, timestampValue } from './duckdb/duckdb-values.js';
 
 /** Timestamp cells are epoch ms; DuckDB takes them as values. Rows often share one (a harvest's minute). */

@@ -7,7 +7,7 @@ import {
   applySettingsPatch, DEFAULT_APM_AGENT_SETTINGS, validateApmAgentSettings, type ApmAgentSettings, type SettingsPatch,
 } from '../domain/agent-settings.js';
 import { generateLicenseKey, generateUserKey, hashKey, keyHint } from '../security/keys.js';
-import { APPEND_TABLES } from './duckdb/append-tables.js';
+import { APPEND_TABLES } from './append-tables.js';
 import type { Database } from './duckdb/database.js';
 import { Mutex } from './mutex.js';
 import { TIMESLICE_TABLES } from './duckdb/timeslice-compactor.js';

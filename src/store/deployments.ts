@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { DuckDBValue } from '@duckdb/node-api';
 import type { Clock } from '../clock.js';
 import { entityGuid } from '../domain/entity-guid.js';
-import { CUSTOM_EVENTS, Rows } from './duckdb/append-tables.js';
+import { CUSTOM_EVENTS, Rows } from './append-tables.js';
 import type { BatchWriter } from './batch-writer.js';
 import type { Application } from './catalog.js';
 import type { Database } from './duckdb/database.js';

@@ -1,7 +1,7 @@
 import { TIMESLICE_TABLES } from './duckdb/timeslice-compactor.js';
 import type { Clock } from '../clock.js';
 import type { BatchWriter, WriteTicket } from './batch-writer.js';
-import { METRIC_NAMES, METRIC_PRESENCE, Rows } from './duckdb/append-tables.js';
+import { METRIC_NAMES, METRIC_PRESENCE, Rows } from './append-tables.js';
 import type { Database } from './duckdb/database.js';
 
 const COMMITTED: Promise<void> = Promise.resolve();

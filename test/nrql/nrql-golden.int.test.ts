@@ -9,7 +9,7 @@ import { NrqlError, positionOf } from '../../src/nrql/nrql-error.js';
 import { duckdbDialect } from '../../src/store/duckdb/duckdb-dialect.js';
 import { duckdbSchema } from '../../src/store/duckdb/sources.js';
 import { renderAggregatePlan, renderRowsPlan } from '../../src/sql/render-plan.js';
-import { CUSTOM_EVENTS, Rows } from '../../src/store/duckdb/append-tables.js';
+import { CUSTOM_EVENTS, Rows } from '../../src/store/append-tables.js';
 import { attributeJson } from '../../src/store/attribute-json.js';
 import { DuckDbPlanExecutor } from '../../src/store/duckdb/duckdb-plan-executor.js';
 import { agentQuery, invoke } from '../helpers/collector-client.js';

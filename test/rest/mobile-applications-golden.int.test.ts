@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { CUSTOM_EVENTS, Rows } from '../../src/store/duckdb/append-tables.js';
+import { CUSTOM_EVENTS, Rows } from '../../src/store/append-tables.js';
 import type { MobileApplication } from '../../src/store/mobile-applications.js';
 import { storeDictionaries } from '../../src/nrql/dictionaries.js';
 import { NrqlEngine } from '../../src/nrql/nrql-engine.js';

@@ -1,8 +1,8 @@
 import { DuckDBConnection, DuckDBInstance, type DuckDBValue } from '@duckdb/node-api';
-import { APPEND_TABLES } from './append-tables.js';
+import { APPEND_TABLES } from '../append-tables.js';
 import { MIGRATIONS, type Migration } from './migrations.js';
 import { readColumns } from './sources.js';
-import { schemaMismatches } from './tables.js';
+import { schemaMismatches } from '../tables.js';
 
 /** The DuckDB file is held by another process: DuckDB allows one process per file. */
 export class StoreLockedError extends Error {}

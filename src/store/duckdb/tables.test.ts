@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { APPEND_TABLES, TRANSACTION_EVENTS } from './append-tables.js';
+import { APPEND_TABLES, TRANSACTION_EVENTS } from '../append-tables.js';
 import { duckdbSchema, readColumns } from './sources.js';
-import { schemaMismatches, type ActualColumns } from './tables.js';
+import { schemaMismatches, type ActualColumns } from '../tables.js';
 
 /** The schema as described: what a correct migration leaves. */
 function described(table: string): ActualColumns {

@@ -1,11 +1,12 @@
-import { EVENT_ID_FIELDS } from '../../plan/data-model.js';
+import { EVENT_ID_FIELDS } from '../plan/data-model.js';
 
 /**
- * One description per DuckDB table: each column in table order, its type and, where queries read
- * it as a typed column, the NRQL attribute it holds. The writer's column lists
- * (`append-tables.ts`) and the read mapping (`sources.ts`) both derive from these, and
- * `schemaMismatches` checks both against the migrated schema at start: a migration that changes
- * a table without changing its description fails loudly, not silently.
+ * One description per stored table: each column in table order, its type and, where queries
+ * read it as a typed column, the NRQL attribute it holds. Ingest builds its rows from these
+ * (`append-tables.ts`, engine-neutral, so nothing above the seam imports an engine), a table
+ * store's read mapping derives from them (`duckdb/sources.ts`), and `schemaMismatches` checks
+ * both against the migrated schema at start: a migration that changes a table without changing
+ * its description fails loudly, not silently.
  */
 
 /** The column types ingest appends. Timestamps travel as epoch milliseconds. */
