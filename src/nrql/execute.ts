@@ -370,6 +370,8 @@ async function executeRows(query: AnalyzedRows, deps: ExecuteDeps): Promise<Nrql
   };
 }
 
+const ID_FIELD_NAMES: ReadonlySet<string> = new Set(Object.values(EVENT_ID_FIELDS));
+
 /**
  * One stored row as New Relic lists it: its attributes (as the executor merged them), the
  * internal id fields left out, catalog ids shown as names.
@@ -393,8 +395,8 @@ function wholeRow(query: AnalyzedRows, timeMs: number, eventType: string, attrib
       },
     };
   }
-  const merged: ResultRow = { ...attributes };
-  for (const name of Object.values(EVENT_ID_FIELDS)) delete merged[name];
+  const merged: ResultRow = {};
+  for (const name in attributes) if (!ID_FIELD_NAMES.has(name)) merged[name] = attributes[name];
   // Agents name the event type in a `type` intrinsic; New Relic keeps it as the event type, not as an attribute.
   if (merged.type === eventType) delete merged.type;
   // Entity attributes from the catalog, unless the event carries its own (Event API events do).

@@ -76,16 +76,16 @@ export abstract class SqlDialect {
 
   /** A primitive aggregate, restricted to rows matching `whereSql` when given. */
   aggregate(fn: AggregateFn, argSql: string | undefined, whereSql: string | undefined, _context: AggregateContext): string {
-    const call = (name: string, arg: string, distinct = false) => {
-      const d = distinct ? 'DISTINCT ' : '';
-      if (!whereSql) return `${name}(${d}${arg})`;
-      if (this.capabilities.filterClause) return `${name}(${d}${arg}) FILTER (WHERE ${whereSql})`;
-      return `${name}(${d}CASE WHEN ${whereSql} THEN ${arg} END)`;
-    };
+    if (fn === 'countRows') {
+      if (!whereSql) return 'count(*)';
+      return this.capabilities.filterClause ? `count(*) FILTER (WHERE ${whereSql})` : `count(CASE WHEN ${whereSql} THEN 1 END)`;
+    }
     switch (fn) {
-      case 'countRows': return !whereSql || this.capabilities.filterClause ? call('count', '*') : `count(CASE WHEN ${whereSql} THEN 1 END)`;
-      case 'count': case 'sum': case 'min': case 'max': return call(fn, argSql!);
-      case 'countDistinct': return call('count', argSql!, true);
+      case 'count': case 'sum': case 'min': case 'max': case 'countDistinct': {
+        const name = fn === 'countDistinct' ? 'count(DISTINCT ' : `${fn}(`;
+        if (!whereSql) return `${name}${argSql})`;
+        return this.capabilities.filterClause ? `${name}${argSql}) FILTER (WHERE ${whereSql})` : `${name}CASE WHEN ${whereSql} THEN ${argSql} END)`;
+      }
       case 'distinct': case 'latest': case 'earliest': case 'quantiles':
         return this.missing(`the aggregate ${fn}`);
       default: return assertNever(fn);
