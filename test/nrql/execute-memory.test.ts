@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { DictionaryName, NrqlDictionaries } from '../../src/nrql/dictionaries.js';
+import { mainPlan } from '../../src/nrql/execute.js';
 import { NrqlEngine } from '../../src/nrql/nrql-engine.js';
 import { EVENT_ID_FIELDS } from '../../src/plan/data-model.js';
 import { MemoryPlanExecutor, type MemoryRow } from '../../src/store/memory/memory-plan-executor.js';
@@ -113,5 +114,21 @@ describe('NRQL over the in-memory executor', () => {
       { timestamp: T0 + 34 * MIN, amount: 1, appName: 'from-the-event' },
       { timestamp: T0 + 33 * MIN, region: 'ap', amount: 100 },
     ]);
+  });
+
+  it('plans appName of an agent event type as its catalog ids, of a custom type as its attribute or else the ids', () => {
+    const where = (nrql: string) => {
+      const { analyzed } = engine.explain(`${nrql} ${window(0, 60)}`, { accountIds: [1] });
+      if (analyzed.kind === 'showEventTypes') throw new Error('not a select');
+      return mainPlan(analyzed).where;
+    };
+    assert.deepEqual(where(`SELECT count(*) FROM Transaction WHERE appName = 'shop'`), {
+      kind: 'in', expr: { kind: 'field', name: EVENT_ID_FIELDS.appId }, values: [1], negated: false,
+    });
+    assert.deepEqual(where(`SELECT count(*) FROM Sale WHERE appName = 'shop'`), {
+      kind: 'compare', op: '=',
+      left: { kind: 'coalesce', items: [{ kind: 'field', name: 'appName', type: 'string' }, { kind: 'lookup', expr: { kind: 'field', name: EVENT_ID_FIELDS.appId }, entries: [[1, 'shop'], [2, 'other']] }] },
+      right: { kind: 'literal', value: 'shop' },
+    });
   });
 });
