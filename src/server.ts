@@ -1,4 +1,3 @@
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import pino from 'pino';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
@@ -11,6 +10,7 @@ import type { ServeConfig } from './config.js';
 import { inlineDecoder, WorkerDecoderPool, type AgentDecoder } from './ingest/agent/agent-decoder.js';
 import { buildCollector } from './ingest/agent/collector.js';
 import { eventApiPlugin } from './ingest/event-api/event-api.js';
+import { preparePrivateDataDir } from './security/private-data-dir.js';
 import { ensureCollectorCertificate } from './security/tls.js';
 import { BatchWriter } from './store/batch-writer.js';
 import { Catalog, type CreatedKeys } from './store/catalog.js';
@@ -50,13 +50,15 @@ export interface RunningServer {
 export interface StartOptions {
   readonly clock?: Clock;
   readonly logger?: FastifyBaseLogger;
+  /** Rows the batch writer queues at most (default MAX_QUEUED_ROWS); tests lower it to reach it with small payloads. */
+  readonly maxQueuedRows?: number;
 }
 
 /** Opens the store and starts both listeners: the HTTP API and the HTTPS agent collector. */
 export async function startServer(config: ServeConfig, options: StartOptions = {}): Promise<RunningServer> {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? (pino({ level: config.logLevel }) as unknown as FastifyBaseLogger);
-  await mkdir(config.dataDir, { recursive: true });
+  await preparePrivateDataDir(config.dataDir);
   const databasePath = join(config.dataDir, 'timeslice.duckdb');
   const db = await Database.open({ path: databasePath, memoryLimit: config.memoryLimit });
   let ready = false;
@@ -67,7 +69,7 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
   let compactor: TimesliceCompactor | undefined;
   let decoder: AgentDecoder | undefined;
   try {
-    writer = new BatchWriter(db.appendConnection);
+    writer = new BatchWriter(db.appendConnection, options.maxQueuedRows);
     const metrics = await MetricIndex.load(db, writer, clock);
     const storeMaintenance = new Mutex();
     const entities = await loadEntityStores(db, clock);

@@ -76,7 +76,7 @@ export class Database {
     }
   }
 
-  /** The writer's tables and the query mapping, both against the migrated schema (`store/duckdb/tables.ts`). */
+  /** The writer's tables and the query mapping, both against the migrated schema (`store/tables.ts`). */
   private async verifyAppendTables(): Promise<void> {
     const rows = await this.all<{ table_name: string; column_name: string; data_type: string }>(
       'SELECT table_name, column_name, data_type FROM information_schema.columns ORDER BY table_name, ordinal_position',
