@@ -55,7 +55,7 @@ export interface RowOrder { readonly expr: RowExpr; readonly descending: boolean
 /**
  * "List these rows of this account over this window": NRQL `SELECT *` and attribute lists.
  * `columns` are the expressions wanted per row; `all` also asks for every attribute each row has
- * (the SQL layer returns the row's attribute maps and typed columns, the shape stage merges them).
+ * (the executor answers it as one attribute object per row, `StoredRow` in `store/plan-executor.ts`).
  */
 export interface RowsPlan {
   readonly kind: 'rows';

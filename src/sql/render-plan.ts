@@ -68,7 +68,7 @@ export function renderAggregatePlan(plan: AggregatePlan, dialect: Dialect, schem
 /**
  * Renders a rows plan: the newest rows first unless ordered otherwise. Columns: the row's time,
  * then with `all` its event type, typed columns as a JSON object and its attribute maps (the
- * shape stage merges them into one attribute object), then the wanted `columns`.
+ * executor merges them into one attribute object per row), then the wanted `columns`.
  */
 export function renderRowsPlan(plan: RowsPlan, dialect: Dialect, schema: PhysicalSchema): RenderedSql {
   const { params, bind } = binder(dialect);
