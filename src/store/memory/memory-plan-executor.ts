@@ -143,9 +143,12 @@ function re2Pattern(pattern: string): { regex: RegExp } | { error: string } {
   const body = flags ? pattern.slice(flags[0].length) : pattern;
   if (/\(\?[imsU-]+[:)]/.test(body.replace(/\\./g, '__'))) return { error: `flags other than a leading (?ims) are not supported in memory: ${pattern}` };
   try {
+    // Compiled alone first: wrapped, a trailing backslash would escape the wrapper's `)`.
+    new RegExp(body);
     return { regex: new RegExp(`^(?:${body})$`, flags?.[1] ?? '') };
   } catch (error) {
     const message = (error as Error).message;
+    if (/\\ at end of pattern/.test(message)) return { error: 'trailing \\' };
     if (/Unterminated group/.test(message)) return { error: `missing ): ${pattern}` };
     if (/Unmatched '\)'/.test(message)) return { error: `unexpected ): ${pattern}` };
     return { error: message };
