@@ -4,6 +4,7 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { buildApiApp } from './api/api-app.js';
 import { deploymentsV0Plugin } from './api/deployments-v0.js';
 import { collectorDeploymentsPlugin } from './api/rest/deployment-routes.js';
+import { createRateLimits } from './http/rate-limit.js';
 import { ApiUsageRecorder } from './api/rest/api-usage.js';
 import { systemClock, type Clock } from './clock.js';
 import type { ServeConfig } from './config.js';
@@ -70,7 +71,7 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
   let decoder: AgentDecoder | undefined;
   try {
     writer = new BatchWriter(db.appendConnection, options.maxQueuedRows);
-    const metrics = await MetricIndex.load(db, writer, clock);
+    const metrics = await MetricIndex.load(db, writer, clock, { maxMetricNamesPerApp: config.maxMetricNamesPerApp });
     const storeMaintenance = new Mutex();
     const entities = await loadEntityStores(db, clock);
     // Deleting an application deletes its key transactions and browser side from these stores too.
@@ -95,17 +96,19 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
     const deployments = new Deployments(db, writer, clock);
     const apiUsage = new ApiUsageRecorder({ db, catalog, writer, clock, logger });
     let apiPort = config.port;
+    // One budget per key (REST) and per account (NRQL), whichever port a request comes in on.
+    const rateLimits = createRateLimits(clock, config.rateLimits);
     await collector.register(deploymentsV0Plugin({
-      catalog, deployments, clock, sunset: config.restSunset, usage: apiUsage,
+      catalog, deployments, clock, sunset: config.restSunset, usage: apiUsage, limiter: rateLimits.rest,
       graphqlUrl: (request) => `http://${request.hostname}:${apiPort}/graphql`,
     }));
     await collector.register(eventApiPlugin({ catalog, writer, clock }));
-    await collector.register(collectorDeploymentsPlugin({ catalog, deployments, clock, sunset: config.restSunset, usage: apiUsage }));
+    await collector.register(collectorDeploymentsPlugin({ catalog, deployments, clock, sunset: config.restSunset, usage: apiUsage, limiter: rateLimits.rest }));
     executor = new DuckDbPlanExecutor(db);
     compactor = new TimesliceCompactor(db, clock, config.compaction, storeMaintenance);
     api = await buildApiApp({
       catalog, metrics, executor, clock, entities, ready: () => ready, logger,
-      deployments, writer, restSunset: config.restSunset, apiUsage,
+      deployments, writer, restSunset: config.restSunset, apiUsage, rateLimits,
     });
     await collector.listen({ host: config.host, port: config.collectorPort });
     collectorPort = (collector.server.address() as { port: number }).port;

@@ -177,14 +177,14 @@ export function unscopedNames(payload: MetricDataPayload): string[] {
   return payload.names.filter((_, i) => unscoped[i] === 1);
 }
 
+/**
+ * The harvest's timeslices, one row per metric and target. A metric whose name or scope has no id
+ * is left out: the metric index gives none to names past an application's limit.
+ */
 export function timesliceRows(payload: MetricDataPayload, ctx: IngestContext, ids: ReadonlyMap<string, number>): Rows {
   const rows = new Rows(TIMESLICES);
   const ts = harvestMinute(payload.beginMs, payload.endMs);
-  const idOf = Int32Array.from(payload.names, (name) => {
-    const id = ids.get(name);
-    if (id === undefined) throw new Error(`no id for metric name '${name}'`);
-    return id;
-  });
+  const idOf = Int32Array.from(payload.names, (name) => ids.get(name) ?? -1);
   // Straight into the columns (in TIMESLICES order): Rows.push's spread costs more than the row.
   const [account, app, host, instance, metric, scope, time, count, total, exclusive, min, max, sumOfSquares] = rows.columns as [
     Cell[], Cell[], Cell[], Cell[], Cell[], Cell[], Cell[],
@@ -195,6 +195,7 @@ export function timesliceRows(payload: MetricDataPayload, ctx: IngestContext, id
     for (let i = 0; i < nameIndex.length; i++) {
       const o = i * 6;
       const scopeAt = scopeIndex[i]!;
+      if (idOf[nameIndex[i]!]! < 0 || (scopeAt >= 0 && idOf[scopeAt]! < 0)) continue;
       account.push(ctx.accountId); app.push(target.appId); host.push(target.hostId); instance.push(target.instanceId);
       metric.push(idOf[nameIndex[i]!]!); scope.push(scopeAt < 0 ? 0 : idOf[scopeAt]!); time.push(ts);
       count.push(s[o]!); total.push(s[o + 1]!); exclusive.push(s[o + 2]!); min.push(s[o + 3]!); max.push(s[o + 4]!); sumOfSquares.push(s[o + 5]!);
