@@ -2,7 +2,7 @@ import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } f
 import type { Clock } from '../clock.js';
 import { StoreBusyError } from '../store/batch-writer.js';
 import type { Application, Catalog } from '../store/catalog.js';
-import { Deployments } from '../store/deployments.js';
+import { DEPLOYMENT_EVENT_TYPE, Deployments } from '../store/deployments.js';
 import { formatRestTime } from '../domain/time/iso8601.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 import { hashKey } from '../security/keys.js';
@@ -108,6 +108,7 @@ export function deploymentsV0Plugin(deps: DeploymentsV0Deps): FastifyPluginAsync
         description: field('description'),
         fields: { version: field('revision'), changelog: field('changelog') },
         source: SERVICE_SOURCE['Deployments v0'],
+        eventType: DEPLOYMENT_EVENT_TYPE,
       });
       const created = await deps.deployments.find(accountId, application.id, event.deploymentId!);
       if (!created) throw new Error(`deployment ${event.deploymentId} is not readable after its commit`);

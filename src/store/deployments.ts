@@ -7,9 +7,12 @@ import { attributeJson } from './attribute-json.js';
 
 /**
  * Change tracking events, deployments among them, as New Relic stores them: one row of
- * `custom_events` with event type `ChangeTrackingEvent`, its attributes a flat JSON object named
- * as NRQL names them, so `FROM ChangeTrackingEvent WHERE category = 'Deployment' AND entity.guid =
- * '…'` reads REST-made, deployments.xml-made and graph-made deployments alike:
+ * `custom_events`, its attributes a flat JSON object named as NRQL names them. Deployments recorded
+ * through REST v2, deployments.xml and the graph's `changeTrackingCreateDeployment` are `Deployment`
+ * events; the graph's `changeTrackingCreateEvent` makes `ChangeTrackingEvent`s (a deployment among
+ * them has category `Deployment`). So the spec's listing, `FROM ChangeTrackingEvent, Deployment WHERE
+ * eventType() = 'Deployment' OR (eventType() = 'ChangeTrackingEvent' AND category = 'Deployment')`,
+ * finds every deployment once whichever API made it. Both carry the same attributes:
  *
  * `changeTrackingId` (uuid), `deploymentId` (deployments only: REST v2's integer id), `category`
  * and `type` in display form (`Deployment` / `Basic`), `version` (REST's revision), `changelog`,
@@ -22,10 +25,14 @@ import { attributeJson } from './attribute-json.js';
  *
  * Deployment ids come from one store-wide sequence and are never reused. The events are
  * immutable, as the graph API's are: a REST v2 DELETE records the id in `deleted_deployments`,
- * and REST listings (and chart markers) leave it out, while NRQL still finds the event.
+ * and REST listings, chart markers and the graph's `deployments` and `deploymentSearch` leave it
+ * out, while NRQL still finds the event.
  */
 
 export const CHANGE_TRACKING_EVENT_TYPE = 'ChangeTrackingEvent';
+/** The event type of deployments made by REST v2, deployments.xml and `changeTrackingCreateDeployment`. */
+export const DEPLOYMENT_EVENT_TYPE = 'Deployment';
+export type ChangeTrackingEventType = typeof CHANGE_TRACKING_EVENT_TYPE | typeof DEPLOYMENT_EVENT_TYPE;
 export const DEPLOYMENT_CATEGORY = 'Deployment';
 
 /** Attribute values a change tracking event carries. */
@@ -59,9 +66,12 @@ export interface ChangeTrackingEventInput {
   readonly customAttributes?: Readonly<Record<string, AttributeValue>>;
   /** `service.source`: which API made it. */
   readonly source: string;
+  /** `Deployment` for the legacy deployment APIs (category `Deployment` only); `ChangeTrackingEvent` when not given. */
+  readonly eventType?: ChangeTrackingEventType;
 }
 
 export interface ChangeTrackingEvent {
+  readonly eventType: ChangeTrackingEventType;
   readonly changeTrackingId: string;
   /** REST v2's id; null for categories other than Deployment. */
   readonly deploymentId: number | null;
@@ -129,6 +139,8 @@ export interface ChangeTrackingRecords {
   latestTimestamp(accountId: number, appId: number): Promise<number | undefined>;
   /** Records deployment `id` as deleted through REST at `at` (epoch ms). */
   recordDeleted(accountId: number, appId: number, id: number, at: number): Promise<void>;
+  /** The ids of the application's deployments deleted through REST, ascending. */
+  deletedIds(accountId: number, appId: number): Promise<number[]>;
 }
 
 export class Deployments {
@@ -155,6 +167,10 @@ export class Deployments {
     }
     const fields = input.fields ?? {};
     const isDeployment = category === DEPLOYMENT_CATEGORY;
+    const eventType = input.eventType ?? CHANGE_TRACKING_EVENT_TYPE;
+    if (eventType === DEPLOYMENT_EVENT_TYPE && !isDeployment) {
+      throw new ChangeTrackingInputError(`a ${DEPLOYMENT_EVENT_TYPE} event has category ${DEPLOYMENT_CATEGORY}, not ${category}`);
+    }
     const version = present(fields.version);
     for (const key of Object.keys(input.customAttributes ?? {})) {
       if (key.trim() === '' || RESERVED_CUSTOM_KEYS.has(key.toLowerCase())) {
@@ -187,8 +203,8 @@ export class Deployments {
     for (const [key, value] of Object.entries(input.customAttributes ?? {})) attributes[`customAttributes.${key}`] = value;
 
     const appId = input.entity.appId ?? 0;
-    await this.records.append(input.accountId, appId, input.timestamp, CHANGE_TRACKING_EVENT_TYPE, attributeJson(attributes));
-    return { changeTrackingId, deploymentId, accountId: input.accountId, appId, timestamp: input.timestamp, attributes };
+    await this.records.append(input.accountId, appId, input.timestamp, eventType, attributeJson(attributes));
+    return { eventType, changeTrackingId, deploymentId, accountId: input.accountId, appId, timestamp: input.timestamp, attributes };
   }
 
   /** An application's deployments not deleted through REST, newest first (then highest id), a page at a time. */
@@ -204,6 +220,11 @@ export class Deployments {
   /** The time of the application's most recent deployment (deleted ones too: they happened). */
   latestTimestamp(accountId: number, appId: number): Promise<number | undefined> {
     return this.records.latestTimestamp(accountId, appId);
+  }
+
+  /** The ids of the application's deployments deleted through REST: the graph leaves them out too. */
+  deletedIds(accountId: number, appId: number): Promise<number[]> {
+    return this.records.deletedIds(accountId, appId);
   }
 
   /**

@@ -168,7 +168,7 @@ describe('per-event validation: the valid events are stored, the others dropped 
       { ...common, message: '2 event(s) rejected because missing required attributes eventType' },
       { ...common, message: '2 event(s) rejected because eventType can only contain letters, digits, colons (:) and underscores (_)', eventTypeSample: 'has.dot' },
       { ...common, message: '1 event(s) rejected because eventType exceeded maximum length', eventTypeSample: 'x'.repeat(256) },
-      { ...common, message: '3 event(s) rejected because eventType is reserved (Metric, MetricRaw, Metric<digit>…, Public_…, and ChangeTrackingEvent, NrIntegrationError, TimesliceApiCall, which only the service writes)', eventTypeSample: 'Metric' },
+      { ...common, message: '3 event(s) rejected because eventType is reserved (Metric, MetricRaw, Metric<digit>…, Public_…, and ChangeTrackingEvent, Deployment, NrIntegrationError, TimesliceApiCall, which only the service writes)', eventTypeSample: 'Metric' },
       { ...common, message: '1 event(s) rejected because event exceeded maximum number of attributes', eventTypeSample: 'Wide' },
       { ...common, message: '1 event(s) rejected because attribute is missing attribute name', eventTypeSample: 'BadName' },
       { ...common, message: '1 event(s) rejected because attribute name exceeded maximum length', eventTypeSample: 'LongName' },

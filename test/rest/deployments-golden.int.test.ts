@@ -6,7 +6,7 @@ import { FORM, golden, rest, startScenario, type Scenario } from './rest-scenari
  * REST v2 deployments: GET and POST /v2/applications/{id}/deployments, DELETE …/deployments/{id},
  * JSON and XML, on the scenario's applications (rest-scenario.ts; the clock stands at
  * 2024-03-05 14:30:20 UTC). Bodies are pinned in test/golden/rest/deployments/; the stored
- * ChangeTrackingEvent rows are read from DuckDB and compared with attributes written out here.
+ * Deployment event rows are read from DuckDB and compared with attributes written out here.
  */
 
 let s: Scenario;
@@ -33,7 +33,7 @@ interface EventRow {
 async function changeTrackingRows(): Promise<EventRow[]> {
   return s.ts.server.db.all<EventRow>(
     `SELECT account_id, app_id, host_id, instance_id, epoch_ms(timestamp) AS ms, event_type, attributes FROM custom_events
-     WHERE event_type = 'ChangeTrackingEvent' ORDER BY CAST(json_extract(attributes, '$.deploymentId') AS BIGINT)`,
+     WHERE event_type = 'Deployment' ORDER BY CAST(json_extract(attributes, '$.deploymentId') AS BIGINT)`,
   );
 }
 
@@ -79,12 +79,12 @@ describe('REST v2 deployments of one application', () => {
     await golden(s.ts, 'deployments/list-other-app', 'GET', `${deployments(s.billing)}.json`);
   });
 
-  it('stores each as a ChangeTrackingEvent row of custom_events, attributes named as NRQL names them', async () => {
+  it('stores each as a Deployment event row of custom_events, attributes named as NRQL names them', async () => {
     const rows = await changeTrackingRows();
     assert.equal(rows.length, 3);
     const [first, second, third] = rows.map((r) => ({ ...r, attributes: JSON.parse(r.attributes) as Record<string, unknown> }));
     for (const row of [first!, second!, third!]) {
-      assert.deepEqual([row.account_id, row.app_id, row.host_id, row.instance_id, row.event_type], [1, s.checkout, 0, 0, 'ChangeTrackingEvent']);
+      assert.deepEqual([row.account_id, row.app_id, row.host_id, row.instance_id, row.event_type], [1, s.checkout, 0, 0, 'Deployment']);
       assert.match(String(row.attributes.changeTrackingId), /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     }
     assert.equal(Number(first!.ms), Date.UTC(2024, 2, 5, 14, 30, 20));

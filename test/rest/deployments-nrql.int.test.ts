@@ -7,7 +7,7 @@ import { TEST_LICENSE_KEY } from '../helpers/test-server.js';
 import { rest, startScenario, type Scenario } from './rest-scenario.js';
 
 /*
- * Deployments made by REST v2 and by deployments.xml are what NRQL reads over ChangeTrackingEvent
+ * Deployments made by REST v2 and by deployments.xml are what NRQL reads over Deployment
  * (spec §4.4 note 7), each stamped with the service.source of the API that made it; a deployment
  * deleted through REST is gone from REST and still there for NRQL. REST calls are countable with
  * `SELECT count(*) FROM TimesliceApiCall FACET route`. Queries run on the service's own NRQL
@@ -34,7 +34,7 @@ async function nrql(query: string): Promise<Record<string, unknown>[]> {
 }
 
 describe('deployments in NRQL', () => {
-  it('REST v2 and deployments.xml deployments are ChangeTrackingEvents with their service.source; a REST-deleted one stays', async () => {
+  it('REST v2 and deployments.xml deployments are Deployment events with their service.source; a REST-deleted one stays', async () => {
     const v2 = await rest(s.ts, 'POST', `/v2/applications/${s.checkout}/deployments.json`, {
       body: { deployment: { revision: '9f1c2ab', user: 'ci-bot', description: 'release 42' } },
     });
@@ -56,7 +56,7 @@ describe('deployments in NRQL', () => {
     assert.deepEqual(listed.map((d: { id: number; revision: string }) => [d.id, d.revision]), [[2, '4d0e771']]);
 
     const rows = await nrql(
-      `SELECT deploymentId, version, user, service.source, shortDescription FROM ChangeTrackingEvent
+      `SELECT deploymentId, version, user, service.source, shortDescription FROM ChangeTrackingEvent, Deployment
        WHERE (eventType() = 'Deployment' OR (eventType() = 'ChangeTrackingEvent' AND category = 'Deployment'))
        AND entity.guid = '${guidOf(s.checkout)}' SINCE 1 WEEK AGO LIMIT 100`,
     );
@@ -66,7 +66,7 @@ describe('deployments in NRQL', () => {
     ]);
     assert.deepEqual(rows.map((r) => r.timestamp).sort(), [Date.UTC(2024, 2, 5, 14, 30, 20), Date.UTC(2024, 2, 5, 14, 31, 20)]);
 
-    const bySource = await nrql(`SELECT count(*) FROM ChangeTrackingEvent WHERE category = 'Deployment' FACET service.source SINCE 1 week ago`);
+    const bySource = await nrql(`SELECT count(*) FROM Deployment FACET service.source SINCE 1 week ago`);
     assert.deepEqual(bySource.map((r) => [r.facet, r.count]), [['timeslice:rest-v2', 2], ['timeslice:deployments-v0', 1]]);
   });
 

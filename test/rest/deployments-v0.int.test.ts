@@ -35,7 +35,7 @@ interface V0Row {
 
 async function v0Rows(): Promise<Record<string, unknown>[]> {
   const rows = await s.ts.server.db.all<V0Row>(
-    `SELECT app_id, epoch_ms(timestamp) AS ms, attributes FROM custom_events WHERE event_type = 'ChangeTrackingEvent'
+    `SELECT app_id, epoch_ms(timestamp) AS ms, attributes FROM custom_events WHERE event_type = 'Deployment'
      ORDER BY CAST(json_extract(attributes, '$.deploymentId') AS BIGINT)`,
   );
   return rows.map((r) => ({ row: { appId: r.app_id, ms: Number(r.ms) }, ...JSON.parse(r.attributes) }));
@@ -89,7 +89,7 @@ describe('POST /deployments.xml', () => {
     assertGolden('test/golden/rest/deployments-v0/collector-port.txt', text.replace(`localhost:${apiPort}/`, 'localhost:<api port>/'));
   });
 
-  it('each is a ChangeTrackingEvent stamped timeslice:deployments-v0, in the REST v2 list', async () => {
+  it('each is a Deployment event stamped timeslice:deployments-v0, in the REST v2 list', async () => {
     const rows = await v0Rows();
     assert.equal(rows.length, 6);
     assert.deepEqual(rows[0], {

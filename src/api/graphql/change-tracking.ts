@@ -1,5 +1,5 @@
 import { MAX_ATTRIBUTES, MAX_NAME_LENGTH, MAX_VALUE_LENGTH } from '../../ingest/event-api/event-validation.js';
-import { DEPLOYMENT_CATEGORY, MAX_OWN_ATTRIBUTES, type AttributeValue, type ChangeTrackingEventInput } from '../../store/deployments.js';
+import { DEPLOYMENT_CATEGORY, DEPLOYMENT_EVENT_TYPE, MAX_OWN_ATTRIBUTES, type AttributeValue, type ChangeTrackingEventInput } from '../../store/deployments.js';
 import { GraphError } from './graph-errors.js';
 
 /**
@@ -335,6 +335,7 @@ export function checkedDeployment(input: CreateDeploymentInput, flags: ReadonlyS
     fields,
     ...(custom ? { customAttributes: custom } : {}),
     source: GRAPH_SERVICE_SOURCE,
+    eventType: DEPLOYMENT_EVENT_TYPE,
   };
 }
 

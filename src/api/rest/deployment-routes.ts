@@ -3,7 +3,7 @@ import type { Clock } from '../../clock.js';
 import { formatRestTime, parseRestTime } from '../../domain/time/iso8601.js';
 import { StoreBusyError } from '../../store/batch-writer.js';
 import type { Application, Catalog } from '../../store/catalog.js';
-import { Deployments, type Deployment } from '../../store/deployments.js';
+import { DEPLOYMENT_EVENT_TYPE, Deployments, type Deployment } from '../../store/deployments.js';
 import { parsePage } from './link-header.js';
 import { applicationOf } from './metric-routes.js';
 import { RestError } from './rest-error.js';
@@ -80,6 +80,7 @@ export function registerDeploymentRoutes(app: FastifyInstance, deps: DeploymentR
       description: input.description,
       fields: { version: input.revision, changelog: input.changelog },
       source: SERVICE_SOURCE['REST v2'],
+      eventType: DEPLOYMENT_EVENT_TYPE,
     }).catch((error: unknown) => {
       // The store is closing or too far behind: nothing was stored, and the client may send it again.
       if (error instanceof StoreBusyError) throw new RestError(503, `The store cannot take the deployment now (${error.message}); send it again shortly`);

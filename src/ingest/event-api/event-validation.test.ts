@@ -71,13 +71,13 @@ describe('readEvents', () => {
     const read = stored([
       { eventType: 'Ok:Type_1' }, { eventType: 'MetricSample' }, { eventType: 'PublicThing' }, { eventType: 'Metrics' },
       { eventType: 'Metric' }, { eventType: 'MetricRaw' }, { eventType: 'Metric2' }, { eventType: 'Public_X' },
-      { eventType: 'ChangeTrackingEvent' }, { eventType: 'NrIntegrationError' }, { eventType: 'TimesliceApiCall' },
+      { eventType: 'ChangeTrackingEvent' }, { eventType: 'Deployment' }, { eventType: 'NrIntegrationError' }, { eventType: 'TimesliceApiCall' },
       { eventType: 'a,b' }, { eventType: 'a\\b' }, { eventType: "a'b;DROP" }, { eventType: 'Tab\tX' }, { eventType: 'S\u0000x' }, { eventType: 'a.b' },
       { eventType: 7 }, {},
     ]);
     assert.deepEqual(read.rows.map((r) => r[2]), ['Ok:Type_1', 'MetricSample', 'PublicThing', 'Metrics']);
     assert.deepEqual(read.messages, [
-      '7 event(s) rejected because eventType is reserved (Metric, MetricRaw, Metric<digit>…, Public_…, and ChangeTrackingEvent, NrIntegrationError, TimesliceApiCall, which only the service writes)',
+      '8 event(s) rejected because eventType is reserved (Metric, MetricRaw, Metric<digit>…, Public_…, and ChangeTrackingEvent, Deployment, NrIntegrationError, TimesliceApiCall, which only the service writes)',
       '6 event(s) rejected because eventType can only contain letters, digits, colons (:) and underscores (_)',
       '2 event(s) rejected because missing required attributes eventType',
     ]);

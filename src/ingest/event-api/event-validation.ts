@@ -10,7 +10,7 @@ import * as limits from '../ingest-limits.js';
  *
  * - `eventType`: required, a non-empty string of at most 255 letters, digits, `:` and `_`;
  *   `Metric`, `MetricRaw`, `Metric<digit>…` and `Public_…` are New Relic's own and dropped, and so are
- *   the types Timeslice writes itself (`ChangeTrackingEvent`, `NrIntegrationError`,
+ *   the types Timeslice writes itself (`ChangeTrackingEvent`, `Deployment`, `NrIntegrationError`,
  *   `TimesliceApiCall`), so no tool can forge a deployment, an ingest error or a REST call.
  * - At most 255 attributes; names non-empty and at most 255 characters; string values at most 4096
  *   characters. Values are strings, numbers or booleans: an object or array value drops the event
@@ -59,7 +59,7 @@ const REASONS = {
   noEventType: 'missing required attributes eventType',
   eventTypeChars: 'eventType can only contain letters, digits, colons (:) and underscores (_)',
   eventTypeLength: 'eventType exceeded maximum length',
-  eventTypeReserved: 'eventType is reserved (Metric, MetricRaw, Metric<digit>…, Public_…, and ChangeTrackingEvent, NrIntegrationError, TimesliceApiCall, which only the service writes)',
+  eventTypeReserved: 'eventType is reserved (Metric, MetricRaw, Metric<digit>…, Public_…, and ChangeTrackingEvent, Deployment, NrIntegrationError, TimesliceApiCall, which only the service writes)',
   tooManyAttributes: 'event exceeded maximum number of attributes',
   noName: 'attribute is missing attribute name',
   nameLength: 'attribute name exceeded maximum length',
@@ -110,7 +110,7 @@ function problemOf(event: unknown): Reason | undefined {
   if (typeof type !== 'string' || type === '') return 'noEventType';
   if (!/^[A-Za-z0-9:_]+$/.test(type)) return 'eventTypeChars';
   if (longerThan(type, MAX_EVENT_TYPE_LENGTH)) return 'eventTypeLength';
-  if (/^(Metric|MetricRaw|Metric[0-9].*|Public_.*|ChangeTrackingEvent|NrIntegrationError|TimesliceApiCall)$/.test(type)) return 'eventTypeReserved';
+  if (/^(Metric|MetricRaw|Metric[0-9].*|Public_.*|ChangeTrackingEvent|Deployment|NrIntegrationError|TimesliceApiCall)$/.test(type)) return 'eventTypeReserved';
   const names = Object.keys(event);
   if (names.length > MAX_ATTRIBUTES) return 'tooManyAttributes';
   for (const name of names) {

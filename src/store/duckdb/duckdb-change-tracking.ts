@@ -1,7 +1,7 @@
 import type { DuckDBValue } from '@duckdb/node-api';
 import type { BatchWriter } from '../batch-writer.js';
 import {
-  CHANGE_TRACKING_EVENT_TYPE, DEPLOYMENT_CATEGORY, type AttributeValue, type ChangeTrackingRecords, type Deployment,
+  CHANGE_TRACKING_EVENT_TYPE, DEPLOYMENT_CATEGORY, DEPLOYMENT_EVENT_TYPE, type AttributeValue, type ChangeTrackingRecords, type Deployment,
 } from '../deployments.js';
 import { CUSTOM_EVENTS, Rows } from '../append-tables.js';
 import type { Database } from './database.js';
@@ -57,6 +57,14 @@ export class DuckDbChangeTrackingRecords implements ChangeTrackingRecords {
     );
   }
 
+  async deletedIds(accountId: number, appId: number): Promise<number[]> {
+    const rows = await this.db.all<{ id: bigint }>(
+      'SELECT deployment_id AS id FROM deleted_deployments WHERE account_id = $1 AND app_id = $2 ORDER BY deployment_id',
+      [accountId, appId],
+    );
+    return rows.map((r) => Number(r.id));
+  }
+
   async nextDeploymentId(): Promise<number> {
     const reader = await withOwnConnection(this.db, (c) => c.runAndReadAll("SELECT nextval('deployment_ids') AS id"));
     return Number(reader.getRowObjectsJS()[0]!.id);
@@ -67,7 +75,7 @@ export class DuckDbChangeTrackingRecords implements ChangeTrackingRecords {
 const DEPLOYMENT_ID = "TRY_CAST(json_extract(attributes, '$.deploymentId') AS BIGINT)";
 
 /** `$1` account, `$2` application. */
-const DEPLOYMENT_ROWS = `account_id = $1 AND app_id = $2 AND event_type = '${CHANGE_TRACKING_EVENT_TYPE}'
+const DEPLOYMENT_ROWS = `account_id = $1 AND app_id = $2 AND event_type IN ('${CHANGE_TRACKING_EVENT_TYPE}', '${DEPLOYMENT_EVENT_TYPE}')
   AND json_extract_string(attributes, '$.category') = '${DEPLOYMENT_CATEGORY}' AND ${DEPLOYMENT_ID} IS NOT NULL
   AND starts_with(json_extract_string(attributes, '$."service.source"'), 'timeslice:')`;
 

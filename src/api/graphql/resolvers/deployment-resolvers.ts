@@ -3,7 +3,7 @@ import { MAX_LIMIT } from '../../../nrql/analyze.js';
 import { quoteNrqlString } from '../../../nrql/literals.js';
 import { NrqlError } from '../../../nrql/nrql-error.js';
 import { parseCondition } from '../../../nrql/parser.js';
-import { CHANGE_TRACKING_EVENT_TYPE, DEPLOYMENT_CATEGORY } from '../../../store/deployments.js';
+import { CHANGE_TRACKING_EVENT_TYPE, DEPLOYMENT_CATEGORY, DEPLOYMENT_EVENT_TYPE } from '../../../store/deployments.js';
 import { deploymentView } from '../change-tracking.js';
 import type { GraphEntity } from '../entity-model.js';
 import type { GraphContext } from '../graph-context.js';
@@ -12,10 +12,10 @@ import { checkedWindow } from '../time-window-input.js';
 import { graphErrorOf } from './nrql-resolvers.js';
 
 /*
- * An entity's deployments, read through the NRQL engine as `FROM ChangeTrackingEvent WHERE
- * category = 'Deployment' AND entity.guid = …`: the records NerdGraph promises are immutable, so
- * the graph shows every deployment the entity had, whichever API made it, including those a REST
- * v2 DELETE took out of REST's list (NRQL still finds them too). REST keeps its own view.
+ * An entity's deployments, read through the NRQL engine as the spec's listing reads them: `FROM
+ * ChangeTrackingEvent, Deployment WHERE (eventType() = 'Deployment' OR category = 'Deployment') AND
+ * entity.guid = …`, so every deployment shows once whichever API made it. A deployment a REST v2
+ * DELETE took out of REST's list is left out here too (the two APIs agree); NRQL still finds its event.
  */
 
 /** The window when none is given: the week up to and including now (the spec's deployment listing reads `SINCE 1 WEEK AGO`). */
@@ -51,8 +51,12 @@ function filterCondition(query: string): Condition {
 async function deploymentRows(
   ctx: GraphContext, entity: GraphEntity, window: { start: number; end: number; argument: string }, limit: number, where?: Condition,
 ) {
-  const text = `SELECT * FROM ${CHANGE_TRACKING_EVENT_TYPE} WHERE category = ${quoteNrqlString(DEPLOYMENT_CATEGORY)} ` +
-    `AND entity.guid = ${quoteNrqlString(entity.guid)} SINCE ${window.start} UNTIL ${window.end} LIMIT ${limit}`;
+  // Only an APM application's deployments can be deleted (through REST v2).
+  const deleted = entity.kind === 'apm' ? await ctx.services.deployments.deletedIds(entity.accountId, entity.record.id) : [];
+  const notDeleted = deleted.length === 0 ? '' : `AND (deploymentId IS NULL OR deploymentId NOT IN (${deleted.join(', ')})) `;
+  const text = `SELECT * FROM ${CHANGE_TRACKING_EVENT_TYPE}, ${DEPLOYMENT_EVENT_TYPE} ` +
+    `WHERE (eventType() = ${quoteNrqlString(DEPLOYMENT_EVENT_TYPE)} OR category = ${quoteNrqlString(DEPLOYMENT_CATEGORY)}) ` +
+    `AND entity.guid = ${quoteNrqlString(entity.guid)} ${notDeleted}SINCE ${window.start} UNTIL ${window.end} LIMIT ${limit}`;
   try {
     ctx.spendQuery();
     const answer = await ctx.services.nrql.run(text, { accountIds: [entity.accountId], ...(where ? { where } : {}) });
