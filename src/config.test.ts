@@ -49,3 +49,10 @@ test('the store engine: duckdb by default and the only one; another is a configu
     (e: unknown) => e instanceof ConfigError && e.message === "TIMESLICE_STORE must be one of duckdb, got 'clickhouse'",
   );
 });
+
+test('harvest limits: what agents ask for by default, New Relic\'s scaled figures on request, anything else refused', () => {
+  assert.equal(resolveServeConfig({}, {}).harvestLimits, 'agent');
+  assert.equal(resolveServeConfig({}, { TIMESLICE_HARVEST_LIMITS: 'newrelic' }).harvestLimits, 'newrelic');
+  assert.throws(() => resolveServeConfig({}, { TIMESLICE_HARVEST_LIMITS: 'max' }),
+    (e: unknown) => e instanceof ConfigError && e.message === "TIMESLICE_HARVEST_LIMITS must be agent or newrelic, got 'max'");
+});

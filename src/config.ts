@@ -1,6 +1,7 @@
 import { totalmem } from 'node:os';
 import { resolve } from 'node:path';
 import { defaultDecodeWorkers } from './ingest/agent/agent-decoder.js';
+import { HARVEST_LIMIT_MODES, type HarvestLimitMode } from './ingest/agent/harvest-limits.js';
 import { parseSunsetMode, type SunsetMode } from './api/rest/sunset.js';
 import { DEFAULT_COMPACTION, STORE_ENGINES, type CompactorOptions, type StoreEngine } from './store/store.js';
 import { DEFAULT_NRQL_QUERIES_PER_MINUTE, DEFAULT_RATE_LIMIT_PER_MINUTE } from './http/rate-limit.js';
@@ -18,6 +19,8 @@ export interface ServeConfig {
   readonly licenseKey?: string;
   readonly memoryLimit: string;
   readonly eventHarvestPeriodMs: number;
+  /** Event limits handed to agents (TIMESLICE_HARVEST_LIMITS): `agent`, what they ask for; `newrelic`, New Relic's scaled to the period. */
+  readonly harvestLimits: HarvestLimitMode;
   readonly logLevel: string;
   /** Worker threads that decode agent bodies; 0 decodes on the event loop. */
   readonly ingestWorkers: number;
@@ -83,6 +86,14 @@ function perMinute(text: string | undefined, fallback: number, name: string): nu
   return Number(text);
 }
 
+function harvestLimitMode(text: string | undefined): HarvestLimitMode {
+  if (text === undefined || text === '') return 'agent';
+  if (!(HARVEST_LIMIT_MODES as readonly string[]).includes(text)) {
+    throw new ConfigError(`TIMESLICE_HARVEST_LIMITS must be ${HARVEST_LIMIT_MODES.join(' or ')}, got '${text}'`);
+  }
+  return text as HarvestLimitMode;
+}
+
 function metricNamesPerApp(text: string | undefined): number {
   if (text === undefined || text === '') return MAX_METRIC_NAMES_PER_APP;
   if (!/^[0-9]{1,9}$/.test(text) || Number(text) < 1) throw new ConfigError(`TIMESLICE_METRIC_NAMES_PER_APP must be a whole number, at least 1, got '${text}'`);
@@ -112,6 +123,7 @@ export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv): S
     ...(env.TIMESLICE_LICENSE_KEY ? { licenseKey: env.TIMESLICE_LICENSE_KEY } : {}),
     memoryLimit: env.TIMESLICE_MEMORY_LIMIT || defaultMemoryLimit(totalmem()),
     eventHarvestPeriodMs: Number(period),
+    harvestLimits: harvestLimitMode(env.TIMESLICE_HARVEST_LIMITS),
     logLevel: env.TIMESLICE_LOG_LEVEL || 'warn',
     ingestWorkers: ingestWorkers(env.TIMESLICE_INGEST_WORKERS),
     certHosts: (env.TIMESLICE_CERT_HOSTS ?? '').split(',').map((h) => h.trim()).filter(Boolean),

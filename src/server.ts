@@ -87,6 +87,7 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
       catalog, writer, metrics, clock, logger, decoder,
       publicPort: () => collectorPort,
       eventHarvestPeriodMs: config.eventHarvestPeriodMs,
+      harvestLimits: config.harvestLimits,
       https: { key: tls.key, cert: tls.cert },
     });
     // Deployments v0 and the Event API answer on the collector too (their docs' host names may point either way).

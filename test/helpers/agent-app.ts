@@ -19,6 +19,8 @@ export interface AgentAppReady {
   readonly port: number;
   readonly apdexT: number;
   readonly appId: number;
+  /** `event_harvest_config.harvest_limits` as the agent holds them after its connect. */
+  readonly harvestLimits: Readonly<Record<string, number>>;
 }
 
 export interface AgentAppOptions {

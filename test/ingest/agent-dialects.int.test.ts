@@ -94,8 +94,8 @@ for (const [name, d] of Object.entries(DIALECTS)) {
     assert.equal(Buffer.from(connect.entity_guid as string, 'base64').toString(), `1|APM|APPLICATION|${app.id}`);
     assert.deepEqual(connect.event_harvest_config, {
       report_period_ms: 5000,
-      // New Relic's per-minute limits scaled to a 5 s period: 10000 × 5/60 = 833, and so on.
-      harvest_limits: { analytic_event_data: 833, custom_event_data: 250, error_event_data: 8, log_event_data: 833 },
+      // A connect that asks for no limits gets New Relic's per-minute figures for each 5 s harvest.
+      harvest_limits: { analytic_event_data: 10000, custom_event_data: 3000, error_event_data: 100, log_event_data: 10000 },
     });
 
     assert.equal(await call('agent_settings', [{}], runId), null);

@@ -15,6 +15,7 @@ import { timesliceRows, unscopedNames, type IngestContext, type MetricDataPayloa
 import { CUSTOM_EVENTS, Rows } from '../../store/append-tables.js';
 import { MAX_NAME_LENGTH, truncate } from '../ingest-limits.js';
 import { pushIntegrationError } from '../integration-error.js';
+import { grantedHarvestLimits, requestedHarvestLimits, type HarvestLimitMode, type HarvestLimits } from './harvest-limits.js';
 
 export const PROTOCOL_VERSION = 17;
 /** The agents' own default for `max_payload_size_in_bytes`, measured on the wire (compressed). */
@@ -30,22 +31,15 @@ export interface CollectorDeps {
   readonly clock: Clock;
   /** The port agents reach the collector on; preconnect sends them there. */
   readonly publicPort: () => number;
-  /** How often agents send events (and spans); per-minute limits are scaled to it, as New Relic does. */
+  /** How often agents send events (and spans). */
   readonly eventHarvestPeriodMs?: number;
+  /** Which event limits agents are handed (`harvest-limits.ts`): by default what they ask for. */
+  readonly harvestLimits?: HarvestLimitMode;
   readonly https?: { readonly key: string; readonly cert: string };
   readonly logger?: FastifyBaseLogger;
   /** Apdex T per key transaction of an application (by transaction metric name), handed out at connect. */
   readonly keyTransactionApdex?: (appId: number) => Readonly<Record<string, number>>;
 }
-
-/** Per-minute event limits the collector grants; the same numbers New Relic's collector hands out. */
-const HARVEST_LIMITS_PER_MINUTE = {
-  analytic_event_data: 10_000,
-  custom_event_data: 3_000,
-  error_event_data: 100,
-  log_event_data: 10_000,
-} as const;
-const SPAN_LIMIT_PER_MINUTE = 2_000;
 
 /** Application names a connect may give (New Relic agents: the primary and up to two roll-ups); more are ignored. */
 export const MAX_APP_NAMES = 3;
@@ -142,9 +136,12 @@ export function buildCollector(deps: CollectorDeps): FastifyInstance {
         return { return_value: { redirect_host: redirectHost(request.hostname, deps.publicPort(), request.headers['user-agent']) } };
       }
       if (method === 'connect') {
-        const facts = parseConnectFacts(await decodeAgentBody(raw, request.headers['content-encoding']), request.headers['user-agent']);
+        const body = await decodeAgentBody(raw, request.headers['content-encoding']);
+        const facts = parseConnectFacts(body, request.headers['user-agent']);
         const { run, primary } = await deps.catalog.connect(accountId, facts);
-        return { return_value: connectReply(run, primary, deps.eventHarvestPeriodMs ?? 5_000, deps.keyTransactionApdex?.(primary.id) ?? {}) };
+        const periodMs = deps.eventHarvestPeriodMs ?? 5_000;
+        const limits = grantedHarvestLimits(deps.harvestLimits ?? 'agent', periodMs, requestedHarvestLimits(body));
+        return { return_value: connectReply(run, primary, periodMs, limits, deps.keyTransactionApdex?.(primary.id) ?? {}) };
       }
 
       const runId = param('run_id');
@@ -261,8 +258,10 @@ export function parseConnectFacts(body: unknown, userAgent: string | undefined):
  * Apdex Ts, harvest limits, and with server-side configuration on, its agent settings as
  * `agent_config` (which agents lay over their own configuration); else an empty `agent_config`.
  */
-function connectReply(run: AgentRun, app: Application, periodMs: number, keyTransactionApdex: Readonly<Record<string, number>>): Record<string, unknown> {
-  const perPeriod = (perMinute: number) => Math.max(1, Math.round((perMinute * periodMs) / 60_000));
+function connectReply(
+  run: AgentRun, app: Application, periodMs: number, limits: HarvestLimits, keyTransactionApdex: Readonly<Record<string, number>>,
+): Record<string, unknown> {
+  const { span_event_data: spanLimit, ...eventLimits } = limits;
   const appId = app.id;
   return {
     agent_run_id: run.runId,
@@ -287,9 +286,9 @@ function connectReply(run: AgentRun, app: Application, periodMs: number, keyTran
     request_headers_map: {},
     event_harvest_config: {
       report_period_ms: periodMs,
-      harvest_limits: Object.fromEntries(Object.entries(HARVEST_LIMITS_PER_MINUTE).map(([k, v]) => [k, perPeriod(v)])),
+      harvest_limits: eventLimits,
     },
-    span_event_harvest_config: { report_period_ms: periodMs, harvest_limit: perPeriod(SPAN_LIMIT_PER_MINUTE) },
+    span_event_harvest_config: { report_period_ms: periodMs, harvest_limit: spanLimit },
     agent_config: app.useServerSideConfig ? agentConfigOf(app.agentSettings, app.apdexT) : {},
   };
 }
