@@ -3,7 +3,7 @@ import { and, assertNever, field, out, rowArith, type AggregateCall, type Litera
 import { TIMESLICE_VALUE, TIMESLICE_VALUE_FIELDS, type PointExpr, type TimesliceValueField } from '../domain/aggregate/timeslice-function.js';
 import { EVENT_ID_FIELDS, isAgentEventType } from '../plan/data-model.js';
 import type { Condition, Expr, FacetItem, Query, SelectQuery, Span } from './ast.js';
-import type { DictionaryName, NrqlDictionaries } from './dictionaries.js';
+import { SHARED_TEXT_DICTIONARIES, sharedTextIds, type DictionaryName, type NrqlDictionaries } from './dictionaries.js';
 import { formatCondition, formatExpr } from './format.js';
 import { AGGREGATE_FUNCTIONS, KNOWN_FUNCTION_NAMES, UNSUPPORTED_FUNCTIONS, aggregateFunction, type LowerContext, type LoweredAggregate, type ResolvedRow } from './functions.js';
 import { closestMatch, NrqlError } from './nrql-error.js';
@@ -441,7 +441,7 @@ class SelectAnalyzer {
           // A name is text: as a number it is null (as any text attribute is), never its id.
           case 'dictionary':
             if (type === 'number' || type === 'boolean') return { expr: { kind: 'literal', value: null } };
-            return { expr: this.dictionaryId(b.idField, b.dictionary), decode: b.dictionary };
+            return { expr: this.textId(b.idField, b.dictionary), decode: b.dictionary };
           case 'value': throw invalid(`${expr.name} is a summary of many calls; aggregate it (count, average…) or take a field: ${expr.name}['count']`, expr.span);
           case 'missing': return { expr: { kind: 'literal', value: null } };
           case 'ownOrCatalog': return { expr: this.ownOrCatalog(b, type) };
@@ -606,6 +606,23 @@ class SelectAnalyzer {
   private dictionaryId(idField: string, dictionary: DictionaryName): RowExpr {
     if (dictionary !== 'scopeName') return field(idField);
     return { kind: 'cases', cases: [{ when: { kind: 'compare', op: '!=', left: field(idField), right: { kind: 'literal', value: 0 } }, then: field(idField) }] };
+  }
+
+  /**
+   * The id of a dictionary attribute as NRQL counts and groups it: ids sharing their text (one host
+   * name under two applications) read as the smallest of them, so `uniqueCount(host)` and `FACET
+   * host` see the name once. Conditions need no folding: they match every id of a text.
+   */
+  private textId(idField: string, dictionary: DictionaryName): RowExpr {
+    const id = this.dictionaryId(idField, dictionary);
+    if (!SHARED_TEXT_DICTIONARIES.has(dictionary)) return id;
+    const shared = sharedTextIds(this.ctx.dictionaries.entries(dictionary, this.ctx.accountIds));
+    if (shared.length === 0) return id;
+    const cases = shared.map(([first, others]) => ({
+      when: { kind: 'in', expr: field(idField), values: others, negated: false } as Predicate,
+      then: { kind: 'literal', value: first } as RowExpr,
+    }));
+    return { kind: 'cases', cases, otherwise: id };
   }
 
   private isValue(expr: Expr): boolean {

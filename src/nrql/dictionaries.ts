@@ -10,6 +10,34 @@ import type { MetricIndex } from '../store/metric-index.js';
  */
 export type DictionaryName = 'appName' | 'hostName' | 'entityGuid' | 'metricName' | 'scopeName';
 
+/**
+ * Dictionaries whose text may have several ids: the catalog keeps a host per application (two
+ * applications on one machine are two host ids with one name), and an application name may recur
+ * across accounts. NRQL counts, groups and compares them by their text, so such ids are folded
+ * into one before SQL sees them. Metric and scope names have one id each.
+ */
+export const SHARED_TEXT_DICTIONARIES: ReadonlySet<DictionaryName> = new Set(['appName', 'hostName', 'entityGuid']);
+
+/**
+ * The ids that share their text with a smaller id, grouped under that smallest id (which stands for
+ * them all): `[[3, [8, 12]]]` when ids 3, 8 and 12 have one name. Empty when every text has one id.
+ */
+export function sharedTextIds(entries: Iterable<readonly [number, string]>): [number, number[]][] {
+  const idsByText = new Map<string, number[]>();
+  for (const [id, text] of entries) {
+    const ids = idsByText.get(text);
+    if (ids) ids.push(id);
+    else idsByText.set(text, [id]);
+  }
+  const shared: [number, number[]][] = [];
+  for (const ids of idsByText.values()) {
+    if (ids.length < 2) continue;
+    const sorted = [...new Set(ids)].sort((a, b) => a - b);
+    if (sorted.length > 1) shared.push([sorted[0]!, sorted.slice(1)]);
+  }
+  return shared.sort((a, b) => a[0] - b[0]);
+}
+
 export interface NrqlDictionaries {
   /** Every (id, text) entry of a dictionary visible to these accounts. */
   entries(dictionary: DictionaryName, accountIds: readonly number[]): Iterable<readonly [number, string]>;
