@@ -12,6 +12,7 @@ import { RestError } from './rest-error.js';
 import { RestParams } from './rest-params.js';
 import { restRoute, type RestHandler } from './rest-plugin.js';
 import { idsFilter } from './id-params.js';
+import { APPLICATION_LINKS } from './link-templates.js';
 
 export interface ApplicationRouteDeps {
   readonly catalog: Catalog;
@@ -22,16 +23,6 @@ export interface ApplicationRouteDeps {
 
 /** Applications per page (New Relic's page size; two third-party clients were written against it). */
 export const APPLICATIONS_PER_PAGE = 200;
-
-/** URI templates New Relic puts beside application objects; clients ignore them, fidelity keeps them. */
-const APPLICATION_LINKS = {
-  'application.servers': '/v2/servers?ids={server_ids}',
-  'application.server': '/v2/servers/{server_id}',
-  'application.application_hosts': '/v2/application/{application_id}/hosts?ids={host_ids}',
-  'application.application_host': '/v2/application/{application_id}/hosts/{host_id}',
-  'application.application_instances': '/v2/application/{application_id}/instances?ids={instance_ids}',
-  'application.application_instance': '/v2/application/{application_id}/instances/{instance_id}',
-};
 
 export function registerApplicationRoutes(app: FastifyInstance, deps: ApplicationRouteDeps): void {
   const list: RestHandler = async (request, ctx) => {
@@ -160,7 +151,6 @@ function applicationObject(deps: ApplicationRouteDeps, app: Application, now: nu
   };
   return object;
 }
-
 
 /**
  * The PUT body: JSON `{"application": {"name", "settings": {…}}}` as every client sends, or the

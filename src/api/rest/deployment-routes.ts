@@ -10,6 +10,7 @@ import { RestError } from './rest-error.js';
 import { registerFormBodyParser, RestParams } from './rest-params.js';
 import { SERVICE_SOURCE } from './api-usage.js';
 import { restRoute, restV2Plugin, type RestV2Deps } from './rest-plugin.js';
+import { DEPLOYMENT_LINKS } from './link-templates.js';
 
 export interface DeploymentRouteDeps {
   readonly catalog: Catalog;
@@ -19,10 +20,6 @@ export interface DeploymentRouteDeps {
 
 /** Deployments per page: New Relic documents no size for this list; its object lists page at 200. */
 export const DEPLOYMENTS_PER_PAGE = 200;
-
-/** The URI template New Relic puts beside deployment lists. */
-const DEPLOYMENT_LINKS = { 'deployment.agent': '/v2/applications/{application_id}' };
-
 
 /**
  * Field limits New Relic documents for a deployment (rest-v2.md §7.2), in characters. Text with

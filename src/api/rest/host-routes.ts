@@ -11,6 +11,7 @@ import { threeSignificant, twoDecimals } from './number-format.js';
 import { RestError } from './rest-error.js';
 import { RestParams } from './rest-params.js';
 import { restRoute, type RestContext } from './rest-plugin.js';
+import { HOST_LINKS, INSTANCE_LINKS } from './link-templates.js';
 
 export interface HostRouteDeps {
   readonly catalog: Catalog;
@@ -18,21 +19,6 @@ export interface HostRouteDeps {
   readonly executor: PlanExecutor;
   readonly clock: Clock;
 }
-
-/** URI templates New Relic puts beside host objects (reference §6.1). */
-const HOST_LINKS = {
-  'application_host.application': '/v2/applications/{application_id}',
-  'application_host.application_instances': '/v2/application/{application_id}/instances?ids={instance_ids}',
-  'application_host.application_instance': '/v2/application/{application_id}/instances/{instance_id}',
-  'application_host.server': '/v2/servers/{server_id}',
-};
-
-/** URI templates New Relic puts beside instance objects (reference §6.2, its `{instance_id}` included). */
-const INSTANCE_LINKS = {
-  'application_instance.application': '/v2/applications/{application_id}',
-  'application_instance.application_host': '/v2/application/{application_id}/hosts/{instance_id}',
-  'application_instance.server': '/v2/servers/{server_id}',
-};
 
 /**
  * An application's hosts and instances: `GET /v2/applications/{id}/hosts` and `…/instances`

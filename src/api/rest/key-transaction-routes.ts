@@ -12,6 +12,7 @@ import { threeSignificant, twoDecimals } from './number-format.js';
 import { RestError } from './rest-error.js';
 import { RestParams } from './rest-params.js';
 import { restRoute, type RestContext } from './rest-plugin.js';
+import { KEY_TRANSACTION_LINKS } from './link-templates.js';
 
 export interface KeyTransactionRouteDeps {
   readonly catalog: Catalog;
@@ -20,8 +21,6 @@ export interface KeyTransactionRouteDeps {
   readonly clock: Clock;
   readonly keyTransactions: KeyTransactions;
 }
-
-const KEY_TRANSACTION_LINKS = { 'key_transaction.application': '/v2/applications/{application_id}' };
 
 /** `GET /v2/key_transactions` (filters `filter[name]`, `filter[ids]`, paged) and `GET /v2/key_transactions/{id}`. */
 export function registerKeyTransactionRoutes(app: FastifyInstance, deps: KeyTransactionRouteDeps): void {
