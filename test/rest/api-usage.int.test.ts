@@ -57,6 +57,8 @@ describe('TimesliceApiCall events', () => {
     assert.equal((await rest(s.ts, 'GET', '/v2/applications/999.json')).status, 404);
     assert.equal((await rest(s.ts, 'GET', '/v2/nothing.json', { headers: agent })).status, 404);
     assert.equal((await rest(s.ts, 'GET', '/v2/applications.json', { key: null })).status, 401);
+    // A key the catalog knows but REST v2 does not take: refused, so it authenticated nothing.
+    assert.equal((await rest(s.ts, 'GET', '/v2/applications.xml', { key: TEST_LICENSE_KEY })).status, 401);
     assert.equal((await rest(s.ts, 'POST', '/deployments.xml', {
       key: null,
       headers: { 'x-license-key': TEST_LICENSE_KEY, 'content-type': 'application/octet-stream' },
@@ -67,7 +69,7 @@ describe('TimesliceApiCall events', () => {
     await s.ts.server.api.inject({ method: 'POST', url: '/v1/accounts/1/events', headers: { 'x-insert-key': TEST_LICENSE_KEY }, payload: '[]' });
 
     const recorded = await calls();
-    assert.equal(recorded.length, 6);
+    assert.equal(recorded.length, 7);
     const byPath = (path: string, status: number) => recorded.find((c) => c.attributes.path === path && c.attributes.status === status)!;
     const source = 'timeslice:rest-v2';
 
@@ -95,6 +97,12 @@ describe('TimesliceApiCall events', () => {
     assert.equal(anonymous.accountId, 0, 'no key: no account to file it under');
     assert.deepEqual(withoutDuration(anonymous.attributes), {
       api: 'REST v2', method: 'GET', route: '/v2/applications.json', path: '/v2/applications.json', format: 'json', status: 401,
+      'service.source': source, userAgent: INJECT_AGENT,
+    });
+    const licenseOnRest = byPath('/v2/applications.xml', 401);
+    assert.equal(licenseOnRest.accountId, 0, 'a refused key files the call under no account');
+    assert.deepEqual(withoutDuration(licenseOnRest.attributes), {
+      api: 'REST v2', method: 'GET', route: '/v2/applications.xml', path: '/v2/applications.xml', format: 'xml', status: 401,
       'service.source': source, userAgent: INJECT_AGENT,
     });
     const v0 = byPath('/deployments.xml', 201);

@@ -22,7 +22,7 @@ import { attributeJson } from '../../store/attribute-json.js';
  * | `path` | the path asked for, without the query string |
  * | `format` | `json` or `xml`, by the path's suffix |
  * | `status` | the response status |
- * | `apiKeyId` | the id of the key that authenticated the call (never the key); absent when none did |
+ * | `apiKeyId` | the id of the key that authenticated the call (never the key); absent when none did, so on every 401 |
  * | `service.source` | `timeslice:rest-v2` or `timeslice:deployments-v0` |
  * | `userAgent` | the `User-Agent` header, when sent |
  * | `durationMs` | time from the request's arrival to the response's end, milliseconds |
@@ -112,7 +112,9 @@ export class ApiUsageRecorder {
   }
 
   private async record(call: ApiCall): Promise<void> {
-    const key = await this.identify(call.keys);
+    // A 401 means no key authenticated the call, even one the catalog knows (a license key sent to
+    // REST v2, which takes user keys only): it is filed under no key and no account.
+    const key = call.status === 401 ? undefined : await this.identify(call.keys);
     const accountId = key?.accountId ?? 0;
     const app = call.appId === undefined ? undefined : this.deps.catalog.application(call.appId);
     const attributes: Record<string, string | number> = {
