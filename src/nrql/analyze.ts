@@ -337,6 +337,7 @@ class SelectAnalyzer {
       },
       text: (expr) => formatExpr(expr),
       apdexMetrics: () => this.dictionaryPredicate({ dictionary: 'metricName', idField: 'metricId' }, (name) => APDEX_METRIC.test(name)),
+      nowMs: this.ctx.nowMs,
     };
   }
 

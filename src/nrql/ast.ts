@@ -48,7 +48,8 @@ export type Expr =
 /** A function argument: an expression, `WHERE <condition>`, or `name: value`. */
 export type Arg =
   | Expr
-  | { readonly kind: 'whereArg'; readonly condition: Condition; readonly span: Span }
+  /** `WHERE <condition>`, labelled in funnel() steps: `WHERE <condition> AS 'label'`. */
+  | { readonly kind: 'whereArg'; readonly condition: Condition; readonly label?: string; readonly span: Span }
   | { readonly kind: 'namedArg'; readonly name: string; readonly value: Expr; readonly span: Span };
 
 /** `<>` is read as `!=`. */

@@ -310,8 +310,9 @@ function shapeValues(columns: readonly ResultColumn[], vector: Vector | undefine
     const plain = (v: unknown): PlainValue => decodeValue(v as PlainValue, column.decode, dictionaries);
     if (value === null && column.listLimit !== undefined) {
       value = [];
-    } else if (Array.isArray(value)) {
-      // uniques(): values listed once each, in a stable order, up to the function's limit.
+    } else if (Array.isArray(value) && column.output.kind !== 'list') {
+      // uniques(): values listed once each, in a stable order, up to the function's limit (a
+      // histogram's list is its bins, in order).
       const items = value.map(plain).filter((v) => v !== null);
       value = [...new Map(items.map((v) => [JSON.stringify(v), v])).values()].sort(compareValues).slice(0, column.listLimit);
     } else if (column.decode) {

@@ -92,6 +92,7 @@ test('calls: names as written, every argument form', () => {
   assert.equal(canonicalExpr('apdex(duration,t:0.4)'), 'apdex(duration, t: 0.4)');
   assert.equal(canonicalExpr('eventType()'), 'eventType()');
   assert.equal(canonicalExpr("histogram(x, width: a OR 5)"), 'histogram(x, width: a OR 5)');
+  assert.equal(canonicalExpr("funnel(s, where a = 1 as 'Step 1', WHERE b = 2 AS `Step 2`)"), "funnel(s, WHERE a = 1 AS 'Step 1', WHERE b = 2 AS 'Step 2')");
 });
 
 test('names are backtick-quoted exactly when they would not read back as a plain name', () => {

@@ -131,7 +131,7 @@ function exprText(e: Expr): string {
 function arg(a: Arg): string {
   switch (a.kind) {
     case 'whereArg':
-      return `WHERE ${condition(a.condition, OR)}`;
+      return `WHERE ${condition(a.condition, OR)}${a.label === undefined ? '' : ` AS ${quoteNrqlString(a.label)}`}`;
     case 'namedArg':
       return `${a.name}: ${expr(a.value, COALESCE)}`;
     default:

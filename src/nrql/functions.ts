@@ -28,6 +28,8 @@ export interface LowerContext {
   text(expr: Expr): string;
   /** Timeslices of Apdex metrics only: `apdex(value)` reads their re-purposed slots and nothing else. */
   apdexMetrics(): Predicate;
+  /** The query's now (epoch ms): times in a regression are seconds from it, small enough to square exactly enough. */
+  readonly nowMs: number;
 }
 
 export interface LoweredAggregate {
@@ -75,6 +77,7 @@ function exprArg(args: readonly Arg[], i: number, call: CallInfo): Expr {
 function whereArg(args: readonly Arg[], call: CallInfo): Condition {
   const arg = args[1];
   if (!arg || arg.kind !== 'whereArg') throw badArgs(call, 'the second argument must be WHERE <condition>', arg?.span);
+  if (arg.label !== undefined) throw badArgs(call, "a WHERE argument takes no label (AS 'label' names funnel() steps)", arg.span);
   return arg.condition;
 }
 
@@ -200,6 +203,8 @@ function percentiles(canonical: 'percentile' | 'median'): FunctionEntry {
   };
 }
 
+const STDDEV = summary('stddev', 'stddev');
+
 const uniqueCount: FunctionEntry = {
   name: 'uniqueCount',
   minArgs: 1,
@@ -245,6 +250,118 @@ const percentage: FunctionEntry = {
     const part = ctx.aggregate(expr, set.filtered(ctx.condition(whereArg(args, call))));
     const whole = ctx.aggregate(expr, set);
     return { output: out.arith('*', out.number(100), out.arith('/', part.output, whole.output)), key: 'percentage', rank: 'frequency' };
+  },
+};
+
+/** `stdvar(x)`: the variance, the square of `stddev(x)` (population, as stddev). */
+const stdvar: FunctionEntry = {
+  name: 'stdvar',
+  minArgs: 1,
+  maxArgs: 1,
+  lower(args, call, ctx, set) {
+    const arg = exprArg(args, 0, call);
+    if (arg.kind === 'star') throw badArgs(call, 'takes a numeric attribute', arg.span);
+    const sd = STDDEV.lower(args, { ...call, name: 'stddev' }, ctx, set);
+    return { output: out.arith('*', sd.output, sd.output), key: attributeKey('stdvar', arg, ctx), rank: 'frequency' };
+  },
+};
+
+/** A numeric attribute of events: the functions that bin or regress values take no timeslice value or `*`. */
+function eventNumber(args: readonly Arg[], call: CallInfo, ctx: LowerContext): { arg: Expr; x: RowExpr } {
+  const arg = exprArg(args, 0, call);
+  if (arg.kind === 'star' || ctx.isTimesliceValue(arg)) throw badArgs(call, 'takes a numeric attribute of events', arg.span);
+  return { arg, x: ctx.row(arg, 'number').expr };
+}
+
+/** The most bins of a histogram (New Relic's limit). */
+export const HISTOGRAM_MAX_BUCKETS = 500;
+
+/**
+ * `histogram(x, width, buckets, start)` (positional or `width:`, `buckets:`, `start:`): `buckets`
+ * equal bins over [start, start + width), defaults 10, 40 and 0; a value below the range counts in
+ * the first bin, one at or above it in the last. The result is the list of the bins' counts.
+ */
+const histogram: FunctionEntry = {
+  name: 'histogram',
+  minArgs: 1,
+  maxArgs: 4,
+  lower(args, call, ctx, set) {
+    const { arg, x } = eventNumber(args, call, ctx);
+    const options: Record<'width' | 'buckets' | 'start', number> = { width: 10, buckets: 40, start: 0 };
+    const names = ['width', 'buckets', 'start'] as const;
+    const given = new Set<string>();
+    args.slice(1).forEach((a, i) => {
+      const name = a.kind === 'namedArg' ? a.name : names[i]!;
+      const value = a.kind === 'namedArg' ? a.value : a;
+      if (!(names as readonly string[]).includes(name)) throw badArgs(call, `unknown option ${name}: (it takes width, buckets and start)`, a.span);
+      if (given.has(name)) throw badArgs(call, `${name} is given twice`, a.span);
+      given.add(name);
+      const number = value.kind === 'number' ? value.value : value.kind === 'negate' && value.operand.kind === 'number' ? -value.operand.value : undefined;
+      if (value.kind === 'whereArg' || number === undefined) throw badArgs(call, `${name} must be a number`, a.span);
+      options[name as keyof typeof options] = number;
+    });
+    if (!(options.width > 0)) throw badArgs(call, `width must be above zero, not ${options.width}`);
+    if (!Number.isInteger(options.buckets) || options.buckets < 1 || options.buckets > HISTOGRAM_MAX_BUCKETS) {
+      throw new NrqlError('NRQL_LIMIT_EXCEEDED', `histogram(): buckets must be a whole number from 1 to ${HISTOGRAM_MAX_BUCKETS}, not ${options.buckets}`, call.span);
+    }
+    const lit = (v: number): RowExpr => ({ kind: 'literal', value: v });
+    const step = options.width / options.buckets;
+    const bins: OutputExpr[] = [];
+    for (let i = 0; i < options.buckets; i++) {
+      const bounds: Predicate[] = [];
+      if (i > 0) bounds.push({ kind: 'compare', op: '>=', left: x, right: lit(options.start + i * step) });
+      if (i < options.buckets - 1) bounds.push({ kind: 'compare', op: '<', left: x, right: lit(options.start + (i + 1) * step) });
+      const where: Predicate = bounds.length === 0 ? { kind: 'true' } : bounds.length === 1 ? bounds[0]! : { kind: 'and', items: bounds };
+      bins.push(out.zeroIfNull(out.aggregate(set.add({ fn: 'count', arg: x, ...(where.kind === 'true' ? {} : { where }) }))));
+    }
+    return { output: out.list(bins), key: attributeKey('histogram', arg, ctx), rank: 'frequency' };
+  },
+};
+
+/** `cdfPercentage(x, t1, t2…)`: for each threshold, the percentage of values at or below it, keyed by the threshold. */
+const cdfPercentage: FunctionEntry = {
+  name: 'cdfPercentage',
+  minArgs: 2,
+  maxArgs: 11,
+  lower(args, call, ctx, set) {
+    const { arg, x } = eventNumber(args, call, ctx);
+    const all = out.aggregate(set.add({ fn: 'count', arg: x }));
+    const entries = args.slice(1).map((a, i) => {
+      const threshold = exprArg(args, i + 1, call);
+      const value = threshold.kind === 'number' ? threshold.value : threshold.kind === 'negate' && threshold.operand.kind === 'number' ? -threshold.operand.value : undefined;
+      if (value === undefined) throw badArgs(call, 'thresholds are numbers', a.span);
+      const atOrBelow = out.zeroIfNull(out.aggregate(set.add({ fn: 'count', arg: x, where: { kind: 'compare', op: '<=', left: x, right: { kind: 'literal', value } } })));
+      return [String(value), out.arith('*', out.number(100), out.arith('/', atOrBelow, all))] as const;
+    });
+    return { output: out.object(entries), key: attributeKey('cdfPercentage', arg, ctx), rank: 'frequency' };
+  },
+};
+
+/**
+ * `derivative(x, interval)`: the rate of change of `x` per `interval`, the slope of the least-squares
+ * line through (time, x) over the group's events: (nΣtx − ΣtΣx) ÷ (nΣt² − (Σt)²) per second, times the
+ * interval. Null with fewer than two distinct times. Times are seconds from the query's now.
+ */
+const derivative: FunctionEntry = {
+  name: 'derivative',
+  minArgs: 2,
+  maxArgs: 2,
+  lower(args, call, ctx, set) {
+    const { arg, x } = eventNumber(args, call, ctx);
+    const interval = exprArg(args, 1, call);
+    if (interval.kind !== 'interval') throw badArgs(call, 'the second argument is a time interval such as 1 minute', interval.span);
+    const seconds = intervalMs(interval.interval) / 1000;
+    if (seconds <= 0) throw badArgs(call, 'the interval must be longer than zero', interval.span);
+    const time = ctx.row({ kind: 'attribute', name: 'timestamp', span: call.span }, 'number').expr;
+    // Seconds from now; x·0 makes it null where x is, so every sum runs over the same events.
+    const t = rowArith('+', rowArith('/', rowArith('-', time, { kind: 'literal', value: ctx.nowMs }), { kind: 'literal', value: 1000 }), rowArith('*', x, { kind: 'literal', value: 0 }));
+    const sum = (e: RowExpr) => out.aggregate(set.add({ fn: 'sum', arg: e }));
+    const n = out.aggregate(set.add({ fn: 'count', arg: x }));
+    const st = sum(t);
+    const slope = out.arith('/',
+      out.arith('-', out.arith('*', n, sum(rowArith('*', t, x))), out.arith('*', st, sum(x))),
+      out.arith('-', out.arith('*', n, sum(rowArith('*', t, t))), out.arith('*', st, st)));
+    return { output: out.arith('*', slope, out.number(seconds)), key: attributeKey('derivative', arg, ctx), rank: 'frequency' };
   },
 };
 
@@ -300,7 +417,11 @@ export const AGGREGATE_FUNCTIONS: ReadonlyMap<string, FunctionEntry> = new Map(
     summary('average', 'average'),
     summary('min', 'min'),
     summary('max', 'max'),
-    summary('stddev', 'stddev'),
+    STDDEV,
+    stdvar,
+    histogram,
+    cdfPercentage,
+    derivative,
     uniqueCount,
     listOrLatest('distinct', 'uniques'),
     listOrLatest('latest', 'latest'),
@@ -319,8 +440,8 @@ export const ROW_FUNCTIONS = ['eventType', 'getField'] as const;
 
 /** Functions New Relic has that this subset refuses by name rather than calling them unknown. */
 export const UNSUPPORTED_FUNCTIONS = [
-  'funnel', 'histogram', 'lookup', 'keyset', 'bucketPercentile', 'cdfPercentage', 'derivative', 'predictLinear',
-  'latestrate', 'cardinality', 'dimensions', 'aparse', 'capture', 'jparse', 'stdvar', 'buckets', 'accountId',
+  'funnel', 'lookup', 'keyset', 'bucketPercentile', 'predictLinear',
+  'latestrate', 'cardinality', 'dimensions', 'aparse', 'capture', 'jparse', 'buckets', 'accountId',
   'abs', 'ceil', 'floor', 'round', 'sqrt', 'pow', 'exp', 'ln', 'log', 'log2', 'log10', 'clamp_min', 'clamp_max',
   'hourOf', 'dateOf', 'weekdayOf', 'minuteOf', 'monthOf', 'yearOf', 'if', 'concat', 'substring', 'lower', 'upper',
 ] as const;

@@ -604,7 +604,8 @@ class Parser {
     if (this.atWord('where')) {
       this.pos++;
       const condition = this.condition();
-      return { kind: 'whereArg', condition, span: cover(token.span, condition.span) };
+      const label = this.alias();
+      return { kind: 'whereArg', condition, ...(label ? { label: label.value } : {}), span: cover(token.span, label?.span ?? condition.span) };
     }
     if (token.kind === 'word' && !RESERVED_WORDS.has(this.lower(token)) && this.isSymbol(this.peek(1), ':')) {
       this.pos += 2;

@@ -91,7 +91,9 @@ export type OutputExpr =
   /** Named outputs as one object (`apdex` → `{score, s, t, f, count}`, `percentile` → `{"50": …}`). */
   | { readonly kind: 'object'; readonly entries: readonly (readonly [string, OutputExpr])[] }
   /** Item `item` of a list-valued aggregate (one quantile of several). */
-  | { readonly kind: 'item'; readonly index: number; readonly item: number };
+  | { readonly kind: 'item'; readonly index: number; readonly item: number }
+  /** Outputs as one list (`histogram` → its bins' counts). */
+  | { readonly kind: 'list'; readonly items: readonly OutputExpr[] };
 
 export const field = (name: string): RowExpr => ({ kind: 'field', name });
 export const literal = (value: number | string | boolean | null): RowExpr => ({ kind: 'literal', value });
@@ -116,6 +118,7 @@ export const out = {
   value: (index: number): OutputExpr => ({ kind: 'value', index }),
   object: (entries: readonly (readonly [string, OutputExpr])[]): OutputExpr => ({ kind: 'object', entries }),
   item: (index: number, item: number): OutputExpr => ({ kind: 'item', index, item }),
+  list: (items: readonly OutputExpr[]): OutputExpr => ({ kind: 'list', items }),
 };
 
 /** A stable identity for an aggregate, so equal aggregates are computed once. */
@@ -162,6 +165,7 @@ export function evaluateOutput(expr: OutputExpr, aggregates: readonly unknown[],
       return typeof v === 'number' ? v : null;
     }
     case 'object':
+    case 'list':
       return null;
     case 'number':
       return expr.value;
@@ -208,6 +212,8 @@ export function evaluateValue(expr: OutputExpr, aggregates: readonly unknown[], 
     }
     case 'object':
       return Object.fromEntries(expr.entries.map(([name, e]) => [name, evaluateValue(e, aggregates, groupSeconds)]));
+    case 'list':
+      return expr.items.map((e) => evaluateValue(e, aggregates, groupSeconds));
     default:
       return evaluateOutput(expr, aggregates, groupSeconds);
   }
