@@ -3,6 +3,7 @@ import { and, assertNever, field, out, rowArith, type AggregateCall, type Litera
 import { TIMESLICE_VALUE, TIMESLICE_VALUE_FIELDS, type PointExpr, type TimesliceValueField } from '../domain/aggregate/timeslice-function.js';
 import { EVENT_ID_FIELDS, isAgentEventType } from '../plan/data-model.js';
 import type { Condition, Expr, FacetItem, Query, SelectQuery, Span } from './ast.js';
+import { DIMENSIONAL_METRICS, isDimensionalName } from './dimensional-metrics.js';
 import { SHARED_TEXT_DICTIONARIES, sharedTextIds, type DictionaryName, type NrqlDictionaries } from './dictionaries.js';
 import { formatCondition, formatExpr } from './format.js';
 import { AGGREGATE_FUNCTIONS, KNOWN_FUNCTION_NAMES, UNSUPPORTED_FUNCTIONS, aggregateFunction, type LowerContext, type LoweredAggregate, type ResolvedRow } from './functions.js';
@@ -317,6 +318,14 @@ class SelectAnalyzer {
           const expected = fn.minArgs === fn.maxArgs ? `${fn.minArgs}` : `${fn.minArgs} to ${fn.maxArgs}`;
           throw new NrqlError('NRQL_BAD_ARGUMENTS', `${fn.name}() takes ${expected} argument${fn.maxArgs === 1 ? '' : 's'}; ${expr.args.length} given`, expr.span);
         }
+        const dimensional = this.dimensionalArgument(expr);
+        if (dimensional) {
+          // The same function over the timeslice value, narrowed to the metrics the name derives from.
+          const [first, ...rest] = expr.args;
+          const args = [{ kind: 'attribute', name: TIMESLICE_VALUE, span: first!.span } as Expr, ...rest];
+          const lowered = fn.lower(args, { name: fn.name, span: expr.span }, this.lowerContext(), set.filtered(dimensional.points));
+          return { ...lowered, key: lowered.key.replace(TIMESLICE_VALUE, dimensional.name) };
+        }
         return fn.lower(expr.args, { name: fn.name, span: expr.span }, this.lowerContext(), set);
       }
       default:
@@ -592,6 +601,25 @@ class SelectAnalyzer {
       default:
         return assertNever(c);
     }
+  }
+
+  /**
+   * A call whose first argument names one of New Relic's dimensional APM metrics on FROM Metric
+   * (`average(apm.service.transaction.duration)`): its name and the timeslices it derives from. A
+   * name under `apm.` Timeslice does not map is refused here, naming the ones it does.
+   */
+  private dimensionalArgument(call: Extract<Expr, { kind: 'call' }>): { name: string; points: Predicate } | undefined {
+    const first = call.args[0];
+    if (!this.timeslices || !first || first.kind !== 'attribute' || !isDimensionalName(first.name)) return undefined;
+    const metric = DIMENSIONAL_METRICS.get(first.name);
+    if (!metric) {
+      throw new NrqlError('NRQL_UNSUPPORTED',
+        `${first.name} is not a dimensional metric Timeslice maps onto timeslices; it maps ${[...DIMENSIONAL_METRICS.keys()].join(', ')} ` +
+        `(or query the timeslices: newrelic.timeslice.value WHERE metricTimesliceName = '…')`, first.span);
+    }
+    // Unscoped timeslices only: a scoped one is the same calls again, counted within a transaction.
+    const unscoped: Predicate = { kind: 'compare', op: '=', left: field('scopeId'), right: { kind: 'literal', value: 0 } };
+    return { name: first.name, points: and(this.dictionaryPredicate({ dictionary: 'metricName', idField: 'metricId' }, metric.matches), unscoped) };
   }
 
   private isNumericId(expr: Expr): boolean {

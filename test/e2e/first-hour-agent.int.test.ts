@@ -42,6 +42,18 @@ async function nrql(query: string): Promise<Record<string, unknown>[]> {
   return body.data!.actor.nrql.results;
 }
 
+/** The message of the one GraphQL error an NRQL query answers. */
+async function nrqlError(query: string): Promise<string> {
+  const res = await fetch(`${ts.server.apiUrl}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'api-key': TEST_API_KEY },
+    body: JSON.stringify({ query: 'query($q: Nrql!) { actor { nrql(accounts: [1], query: $q) { results } } }', variables: { q: query } }),
+  });
+  const body = await res.json() as { errors?: { message: string }[] };
+  assert.equal(body.errors?.length, 1, JSON.stringify(body));
+  return body.errors![0]!.message;
+}
+
 async function serve(appName: string, kind: 'error' | 'fast', n: number): Promise<Readonly<Record<string, number>>> {
   const { collectorPort, certPath } = ts.server;
   return withAgentApp({
@@ -76,6 +88,19 @@ describe('the first hour with a real agent', () => {
     assert.deepEqual(limits, { analytic_event_data: 10_000, custom_event_data: 3_000, error_event_data: 100, log_event_data: 10_000 });
     assert.deepEqual(await nrql("SELECT count(*) FROM TransactionError WHERE appName = 'errors-e2e' SINCE 10 minutes ago"), [{ count: ERRORS }]);
     assert.deepEqual(await nrql("SELECT count(*) FROM Transaction WHERE appName = 'errors-e2e' SINCE 10 minutes ago"), [{ count: ERRORS }]);
+  });
+
+  it('runs the queries New Relic\'s UI shows: apm.service.* metrics, histogram(); funnel() is refused by name', async () => {
+    const fast = "appName = 'fast-e2e'";
+    const [dimensional] = await nrql(`SELECT count(apm.service.transaction.duration) AS 'calls', average(apm.service.transaction.duration) AS 'avg' FROM Metric WHERE ${fast} SINCE 10 minutes ago`);
+    const [timeslices] = await nrql(`SELECT average(newrelic.timeslice.value) AS 'avg' FROM Metric WHERE ${fast} AND metricTimesliceName = 'WebTransaction' SINCE 10 minutes ago`);
+    assert.equal(dimensional!.calls, FAST, 'every request once');
+    assert.equal(typeof dimensional!.avg, 'number');
+    assert.equal(dimensional!.avg, timeslices!.avg, 'the web transactions\' average: the app has no other transactions');
+    // Each fast request takes about 5 ms: all in the first of two 1-second bins.
+    assert.deepEqual(await nrql(`SELECT histogram(duration, 2, 2) FROM Transaction WHERE ${fast} SINCE 10 minutes ago`), [{ 'histogram.duration': [FAST, 0] }]);
+    assert.match(await nrqlError(`SELECT funnel(request.uri, WHERE name LIKE '%fast%' AS 'Visited', WHERE error IS TRUE AS 'Failed') FROM Transaction`),
+      /funnel\(\) is not supported by Timeslice's NRQL subset/);
   });
 
   it('two applications on one machine are one host to NRQL: counted, grouped and compared by its name', async () => {
