@@ -444,6 +444,8 @@ export const UNSUPPORTED_FUNCTIONS = [
   'latestrate', 'cardinality', 'dimensions', 'aparse', 'capture', 'jparse', 'buckets', 'accountId',
   'abs', 'ceil', 'floor', 'round', 'sqrt', 'pow', 'exp', 'ln', 'log', 'log2', 'log10', 'clamp_min', 'clamp_max',
   'hourOf', 'dateOf', 'weekdayOf', 'minuteOf', 'monthOf', 'yearOf', 'if', 'concat', 'substring', 'lower', 'upper',
+  'dayOfMonthOf', 'weekOf', 'quarterOf', 'toDatetime', 'toTimestamp', 'length', 'position', 'string', 'numeric', 'boolean',
+  'mod', 'blob', 'bytecountestimate', 'convert', 'decode', 'encode', 'getCdfCount', 'mapKeys', 'mapValues',
 ] as const;
 
 /** Every function name the analyzer knows, for "did you mean". */
