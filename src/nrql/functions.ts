@@ -3,6 +3,7 @@ import { field, out, rowArith, type OutputExpr, type Predicate, type RowExpr, ty
 import { lowerTimesliceFunction, ts, type AggregateName, type PointExpr } from '../domain/aggregate/timeslice-function.js';
 import type { Arg, Condition, Expr, Span } from './ast.js';
 import type { DictionaryName } from './dictionaries.js';
+import { formatCondition } from './format.js';
 import { NrqlError } from './nrql-error.js';
 import { intervalMs } from './time-window.js';
 
@@ -365,6 +366,52 @@ const derivative: FunctionEntry = {
   },
 };
 
+/** The most steps of a funnel: each step's count takes 2^(step − 1) distinct counts. */
+export const FUNNEL_MAX_STEPS = 8;
+
+/**
+ * `funnel(attr, WHERE step1 [AS 'label'], WHERE step2…)`: for each step, how many distinct values of
+ * `attr` have events matching that step and every step before it (in any order in time). A value
+ * in all of A₁…Aⱼ is counted by inclusion–exclusion over distinct counts of unions, each an
+ * ordinary filtered count of distinct values: |A₁ ∩ … ∩ Aⱼ| = Σ over non-empty S ⊆ {1…j} of
+ * (−1)^(|S|+1) · |∪ᵢ∈S Aᵢ|. The result is an object keyed by the steps' labels (a step without one
+ * is named by its condition), in step order.
+ */
+const funnel: FunctionEntry = {
+  name: 'funnel',
+  minArgs: 2,
+  maxArgs: 1 + FUNNEL_MAX_STEPS,
+  lower(args, call, ctx, set) {
+    const arg = exprArg(args, 0, call);
+    if (arg.kind === 'star' || ctx.isTimesliceValue(arg)) throw badArgs(call, 'the first argument is an attribute of events', arg.span);
+    const value = ctx.row(arg, 'any').expr;
+    const steps = args.slice(1).map((a) => {
+      if (a.kind !== 'whereArg') throw badArgs(call, "steps are WHERE <condition> AS 'label'", a.span);
+      return { label: a.label ?? formatCondition(a.condition), where: ctx.condition(a.condition) };
+    });
+    const labels = new Set<string>();
+    for (const [i, step] of steps.entries()) {
+      if (labels.has(step.label)) throw badArgs(call, `two steps are labelled '${step.label}'`, args[i + 1]!.span);
+      labels.add(step.label);
+    }
+    const union = (members: number[]) => out.zeroIfNull(out.aggregate(set.add({
+      fn: 'countDistinct', arg: value,
+      where: members.length === 1 ? steps[members[0]!]!.where : { kind: 'or', items: members.map((m) => steps[m]!.where) },
+    })));
+    const entries = steps.map((step, j) => {
+      let total: OutputExpr | undefined;
+      for (let mask = 1; mask < 1 << (j + 1); mask++) {
+        const members = [...Array(j + 1).keys()].filter((i) => (mask & (1 << i)) !== 0);
+        const term = union(members);
+        if (total === undefined) total = term;
+        else total = out.arith(members.length % 2 === 1 ? '+' : '-', total, term);
+      }
+      return [step.label, total!] as const;
+    });
+    return { output: out.object(entries), key: attributeKey('funnel', arg, ctx), rank: 'frequency' };
+  },
+};
+
 const apdex: FunctionEntry = {
   name: 'apdex',
   minArgs: 1,
@@ -422,6 +469,7 @@ export const AGGREGATE_FUNCTIONS: ReadonlyMap<string, FunctionEntry> = new Map(
     histogram,
     cdfPercentage,
     derivative,
+    funnel,
     uniqueCount,
     listOrLatest('distinct', 'uniques'),
     listOrLatest('latest', 'latest'),
@@ -440,7 +488,7 @@ export const ROW_FUNCTIONS = ['eventType', 'getField'] as const;
 
 /** Functions New Relic has that this subset refuses by name rather than calling them unknown. */
 export const UNSUPPORTED_FUNCTIONS = [
-  'funnel', 'lookup', 'keyset', 'bucketPercentile', 'predictLinear',
+  'lookup', 'keyset', 'bucketPercentile', 'predictLinear',
   'latestrate', 'cardinality', 'dimensions', 'aparse', 'capture', 'jparse', 'buckets', 'accountId',
   'abs', 'ceil', 'floor', 'round', 'sqrt', 'pow', 'exp', 'ln', 'log', 'log2', 'log10', 'clamp_min', 'clamp_max',
   'hourOf', 'dateOf', 'weekdayOf', 'minuteOf', 'monthOf', 'yearOf', 'if', 'concat', 'substring', 'lower', 'upper',
