@@ -89,6 +89,7 @@ const BENCHES: Record<string, (flags: Flags) => Promise<unknown>> = {
   nrql: async (flags) => (await import('./nrql.js')).nrqlBench(flags.values),
   'nrql-parser': async () => (await import('./nrql-parser.js')).nrqlParserBench(),
   graph: async (flags) => (await import('./graph.js')).graphBench(flags.values),
+  starvation: async (flags) => (await import('./starvation.js')).starvationBench(flags.values),
 };
 
 async function main(): Promise<void> {
