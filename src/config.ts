@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { defaultDecodeWorkers } from './ingest/agent/agent-decoder.js';
 import { DEFAULT_COMPACTION, type CompactorOptions } from './store/duckdb/timeslice-compactor.js';
 import { parseSunsetMode, type SunsetMode } from './api/rest/sunset.js';
+import { defaultAdmissionLimits, type AdmissionLimits } from './nrql/query-admission.js';
 
 export interface ServeConfig {
   readonly host: string;
@@ -23,6 +24,8 @@ export interface ServeConfig {
   readonly compaction: CompactorOptions;
   /** REST v2 and Deployments v0 end of life (TIMESLICE_REST_SUNSET): `date` (410 from 2027-08-01), `never`, `now`. */
   readonly restSunset: SunsetMode;
+  /** Queries running at once per node and per account, and how long and how many wait (TIMESLICE_QUERY_*). */
+  readonly queryAdmission: AdmissionLimits;
 }
 
 export interface ServeFlags {
@@ -60,6 +63,24 @@ function milliseconds(text: string | undefined, fallback: number, name: string):
   return Number(text);
 }
 
+function count(text: string | undefined, fallback: number, name: string, min: number): number {
+  if (text === undefined || text === '') return fallback;
+  if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > 1_000_000) throw new ConfigError(`${name} must be a whole number from ${min} to 1000000, got '${text}'`);
+  return Number(text);
+}
+
+/** TIMESLICE_QUERY_CONCURRENCY (per node), _PER_ACCOUNT (default: the node's), TIMESLICE_QUERY_QUEUE_MS, TIMESLICE_QUERY_QUEUE_LENGTH. */
+function queryAdmission(env: NodeJS.ProcessEnv): AdmissionLimits {
+  const d = defaultAdmissionLimits();
+  const perNode = count(env.TIMESLICE_QUERY_CONCURRENCY, d.perNode, 'TIMESLICE_QUERY_CONCURRENCY', 1);
+  return {
+    perNode,
+    perAccount: count(env.TIMESLICE_QUERY_CONCURRENCY_PER_ACCOUNT, perNode, 'TIMESLICE_QUERY_CONCURRENCY_PER_ACCOUNT', 1),
+    queueMs: count(env.TIMESLICE_QUERY_QUEUE_MS, d.queueMs, 'TIMESLICE_QUERY_QUEUE_MS', 0),
+    queueLength: count(env.TIMESLICE_QUERY_QUEUE_LENGTH, d.queueLength, 'TIMESLICE_QUERY_QUEUE_LENGTH', 0),
+  };
+}
+
 function sunsetMode(text: string | undefined): SunsetMode {
   try {
     return parseSunsetMode(text);
@@ -90,5 +111,6 @@ export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv): S
       minAgeMs: milliseconds(env.TIMESLICE_COMPACT_AFTER_MS, DEFAULT_COMPACTION.minAgeMs, 'TIMESLICE_COMPACT_AFTER_MS'),
     },
     restSunset: sunsetMode(env.TIMESLICE_REST_SUNSET),
+    queryAdmission: queryAdmission(env),
   };
 }

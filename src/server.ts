@@ -21,6 +21,7 @@ import { DuckDbPlanExecutor } from './store/plan-executor.js';
 import { TimesliceCompactor } from './store/duckdb/timeslice-compactor.js';
 import { Mutex } from './store/mutex.js';
 import { MetricIndex } from './store/metric-index.js';
+import { QueryAdmission } from './nrql/query-admission.js';
 
 export interface RunningServer {
   readonly apiUrl: string;
@@ -103,7 +104,7 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
     compactor = new TimesliceCompactor(db, clock, config.compaction, storeMaintenance);
     api = await buildApiApp({
       catalog, metrics, executor, clock, entities, ready: () => ready, logger,
-      deployments, writer, restSunset: config.restSunset, apiUsage,
+      deployments, writer, restSunset: config.restSunset, apiUsage, admission: new QueryAdmission(config.queryAdmission),
     });
     await collector.listen({ host: config.host, port: config.collectorPort });
     collectorPort = (collector.server.address() as { port: number }).port;

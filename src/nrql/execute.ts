@@ -4,6 +4,7 @@ import { TIMESLICE_VALUE } from '../domain/aggregate/timeslice-function.js';
 import { rowMapCount } from '../sql/render-plan.js';
 import { AGENT_EVENT_TYPES, EVENT_ID_FIELDS } from '../sql/sources.js';
 import type { PlainValue, PlanExecutor, QueryOptions } from '../store/plan-executor.js';
+import { ROWS_PER_SLICE, yieldToEventLoop } from '../store/event-loop.js';
 import { jsonText, type AnalyzedAggregate, type AnalyzedQuery, type AnalyzedRows, type AnalyzedShowEventTypes, type ResultColumn } from './analyze.js';
 import type { DictionaryName, NrqlDictionaries } from './dictionaries.js';
 
@@ -143,7 +144,7 @@ async function aggregateOver(query: AnalyzedAggregate, window: TimeWindow, bucke
       kind: 'aggregate', source: query.source, accountId: query.accountIds, window, where, groupBy,
       ...(withBuckets && buckets ? { buckets } : {}), aggregates: query.aggregates, outputs: [],
     };
-    return deps.executor.aggregate(plan, deps.options).then((cols) => groupsOf(cols, groupBy.length, jsonAggregates));
+    return deps.executor.aggregate(plan, deps.options).then(async (cols) => groupsOf(cols, groupBy.length, jsonAggregates));
   };
   const windowSeconds = (window.endMs - window.beginMs) / 1000;
   const shape = (vector: Vector | undefined, seconds: number) => shapeValues(query.columns, vector, seconds, deps.dictionaries);
@@ -178,18 +179,32 @@ async function aggregateOver(query: AnalyzedAggregate, window: TimeWindow, bucke
 
   const facetExprs = query.facets.map((f) => f.expr);
   const decodeFacet = (values: readonly PlainValue[]) => values.map((v, i) => decodeValue(v, query.facets[i]!.decode, deps.dictionaries));
-  const listed = (values: readonly PlainValue[]) => decodeFacet(values).every((v) => v !== null);
-  const rank = (groups: Iterable<FacetGroup>): FacetGroup[] => {
+  const rank = async (groups: Iterable<FacetGroup>): Promise<FacetGroup[]> => {
     if (fixedFacets) {
       // COMPARE WITH: the current window's facets, each with its rows here or none (zero-filled).
       const byKey = new Map([...groups].map((g) => [groupKey(g.values), g]));
       return fixedFacets.map((values) => byKey.get(groupKey(values)) ?? { values, buckets: new Map() });
     }
     const present = (g: FacetGroup) => query.facetPresence === undefined || Number(wholeOf(g)?.[query.facetPresence] ?? 0) > 0;
-    const candidates = [...groups].filter((g) => listed(g.values) && present(g));
-    const score = new Map(candidates.map((g) => [g, rankValue(query, wholeOf(g), windowSeconds)]));
-    candidates.sort((a, b) => compareRank(score.get(a)!, score.get(b)!) || compareFacets(decodeFacet(a.values), decodeFacet(b.values)));
-    return candidates.slice(0, query.facetLimit);
+    // Ranked a slice at a time (a FACET on a unique attribute has as many groups as rows), keeping
+    // only the top `facetLimit`: by the rank value, then by the facet values' text.
+    let top: RankedGroup[] = [];
+    let slice: RankedGroup[] = [];
+    const keep = () => {
+      slice.sort(compareRanked);
+      top = mergeRanked(top, slice, query.facetLimit);
+      slice = [];
+    };
+    for (const g of groups) {
+      const shown = decodeFacet(g.values);
+      if (shown.every((v) => v !== null) && present(g)) slice.push({ group: g, score: rankValue(query, wholeOf(g), windowSeconds), text: JSON.stringify(shown) });
+      if (slice.length >= ROWS_PER_SLICE) {
+        keep();
+        await yieldToEventLoop();
+      }
+    }
+    keep();
+    return top.map((r) => r.group);
   };
   const facetRow = (values: readonly PlainValue[]): ResultRow => {
     const shown = decodeFacet(values);
@@ -205,7 +220,7 @@ async function aggregateOver(query: AnalyzedAggregate, window: TimeWindow, bucke
 
   if (mergeable) {
     const groups = await run(facetExprs, true);
-    const top = rank(groups.values());
+    const top = await rank(groups.values());
     const topSet = new Set(top);
     // Totals and the rest, per bucket and whole, in one pass over the groups.
     const total = new Map<number, Vector>();
@@ -214,7 +229,9 @@ async function aggregateOver(query: AnalyzedAggregate, window: TimeWindow, bucke
       const acc = into.get(b);
       into.set(b, acc ? mergeAggregates(query.aggregates, acc as (number | null)[], v as (number | null)[]) : v);
     };
+    let seen = 0;
     for (const g of groups.values()) {
+      if (++seen % ROWS_PER_SLICE === 0) await yieldToEventLoop();
       for (const [b, v] of g.buckets) {
         add(total, b, v);
         if (!topSet.has(g)) add(other, b, v);
@@ -230,7 +247,7 @@ async function aggregateOver(query: AnalyzedAggregate, window: TimeWindow, bucke
   }
 
   const ranked = await run(facetExprs, false);
-  const top = rank(ranked.values());
+  const top = await rank(ranked.values());
   const inTop = facetMembership(facetExprs, top.map((g) => g.values));
   const rowsByFacet = buckets ? await run(facetExprs, true, and(query.where, inTop)) : ranked;
   const [totalGroup] = (await run([], true)).values();
@@ -253,10 +270,11 @@ function groupKey(values: readonly PlainValue[]): PlainValue {
 }
 
 /** Result columns → facet groups by their values, each with its vectors per bucket (JSON text parsed where `json`). */
-function groupsOf(cols: Awaited<ReturnType<PlanExecutor['aggregate']>>, groupCount: number, json: readonly boolean[]): Map<PlainValue, FacetGroup> {
+async function groupsOf(cols: Awaited<ReturnType<PlanExecutor['aggregate']>>, groupCount: number, json: readonly boolean[]): Promise<Map<PlainValue, FacetGroup>> {
   const parse = (v: unknown): unknown => (typeof v === 'string' ? JSON.parse(v) : Array.isArray(v) ? v.map(parse) : v);
   const groups = new Map<PlainValue, FacetGroup>();
   for (let r = 0; r < cols.rowCount; r++) {
+    if (r > 0 && r % ROWS_PER_SLICE === 0) await yieldToEventLoop();
     const values = groupCount === 1 ? [cols.groups[0]![r]!] : Array.from({ length: groupCount }, (_, g) => cols.groups[g]![r]!);
     const key = groupKey(values);
     let group = groups.get(key);
@@ -288,18 +306,35 @@ function rankValue(query: AnalyzedAggregate, vector: Vector | undefined, seconds
   return typeof v === 'number' ? v : null;
 }
 
+interface RankedGroup {
+  readonly group: FacetGroup;
+  readonly score: number | null;
+  /** The facet values as shown, as JSON: the order among equal scores. */
+  readonly text: string;
+}
+
+function compareRanked(a: RankedGroup, b: RankedGroup): number {
+  return compareRank(a.score, b.score) || (a.text < b.text ? -1 : a.text > b.text ? 1 : 0);
+}
+
+/** The first `limit` of two sorted lists, merged. */
+function mergeRanked(a: readonly RankedGroup[], b: readonly RankedGroup[], limit: number): RankedGroup[] {
+  const out: RankedGroup[] = [];
+  let i = 0;
+  let j = 0;
+  while (out.length < limit && (i < a.length || j < b.length)) {
+    if (j >= b.length || (i < a.length && compareRanked(a[i]!, b[j]!) <= 0)) out.push(a[i++]!);
+    else out.push(b[j++]!);
+  }
+  return out;
+}
+
 /** Descending, nulls last. */
 function compareRank(a: number | null, b: number | null): number {
   if (a === b) return 0;
   if (a === null) return 1;
   if (b === null) return -1;
   return b - a;
-}
-
-function compareFacets(a: readonly PlainValue[], b: readonly PlainValue[]): number {
-  const x = JSON.stringify(a);
-  const y = JSON.stringify(b);
-  return x < y ? -1 : x > y ? 1 : 0;
 }
 
 /** Output values of one group (an empty group when `vector` is undefined: counts 0, the rest null). */

@@ -9,6 +9,7 @@ import { duckdbDialect } from './duckdb/duckdb-dialect.js';
 import { renderAggregatePlan, renderRowsPlan } from '../sql/render-plan.js';
 import type { Database } from './duckdb/database.js';
 import { timestampValue } from './duckdb/duckdb-values.js';
+import { mapInSlices, ROWS_PER_SLICE, yieldToEventLoop } from './event-loop.js';
 
 /**
  * An aggregate plan's result as columns: one array per group key, the bucket index, each
@@ -95,17 +96,21 @@ export class DuckDbPlanExecutor implements PlanExecutor {
     const groupCount = plan.groupBy.length;
     const hasBuckets = plan.buckets !== undefined;
     const at = (i: number) => columns[i] ?? [];
+    const groups: PlainValue[][] = [];
+    for (let i = 0; i < groupCount; i++) groups.push(await mapInSlices(at(i), toPlain));
+    const aggregates: (number | null)[][] = [];
+    for (const [i, call] of plan.aggregates.entries()) {
+      const values = at(groupCount + (hasBuckets ? 1 : 0) + i);
+      // Counts and sums are numbers; lists and latest/earliest keep their values' own types.
+      aggregates.push(MERGEABLE_AGGREGATES.has(call.fn) || call.fn === 'countDistinct'
+        ? await mapInSlices(values, toNumber)
+        : (await mapInSlices(values, toPlain)) as (number | null)[]);
+    }
     return {
       rowCount: at(0).length,
-      groups: Array.from({ length: groupCount }, (_, i) => at(i).map(toPlain)),
-      buckets: hasBuckets ? at(groupCount).map((v) => Number(v)) : undefined,
-      aggregates: plan.aggregates.map((call, i) => {
-        const values = at(groupCount + (hasBuckets ? 1 : 0) + i);
-        // Counts and sums are numbers; lists and latest/earliest keep their values' own types.
-        return MERGEABLE_AGGREGATES.has(call.fn) || call.fn === 'countDistinct'
-          ? values.map(toNumber)
-          : (values.map(toPlain) as (number | null)[]);
-      }),
+      groups,
+      buckets: hasBuckets ? await mapInSlices(at(groupCount), (v) => Number(v)) : undefined,
+      aggregates,
     };
   }
 
@@ -126,7 +131,9 @@ export class DuckDbPlanExecutor implements PlanExecutor {
 
   async rows(plan: RowsPlan, options: QueryOptions = {}): Promise<RowColumns> {
     const columns = await this.run(renderRowsPlan(plan, this.dialect), options);
-    return { rowCount: columns[0]?.length ?? 0, columns: columns.map((c) => c.map(toPlain)) };
+    const plain: PlainValue[][] = [];
+    for (const c of columns) plain.push(await mapInSlices(c, toPlain));
+    return { rowCount: columns[0]?.length ?? 0, columns: plain };
   }
 
   /** Runs rendered SQL and returns its columns (number, bigint, string, boolean or null values). */
@@ -154,8 +161,15 @@ export class DuckDbPlanExecutor implements PlanExecutor {
       statement.bind(values, types);
       const result = await statement.run();
       const columns: unknown[][] = Array.from({ length: result.columnCount }, () => []);
+      let read = 0;
       for (let c = 0; c < result.chunkCount; c++) {
+        // A large result is read a few chunks at a time, letting other requests run between them.
+        if (read >= ROWS_PER_SLICE) {
+          read = 0;
+          await yieldToEventLoop();
+        }
         const chunk = result.getChunk(c).getColumns();
+        read += chunk[0]?.length ?? 0;
         chunk.forEach((values, i) => { for (const v of values) columns[i]!.push(v); });
       }
       return columns;
