@@ -44,6 +44,8 @@ export interface RunningServer {
   readonly apiUsage: ApiUsageRecorder;
   /** Moves old timeslices into clustered order on a timer; `compactOnce()` runs it now. */
   readonly compactor: TimesliceCompactor;
+  /** Admits the queries of every surface (TIMESLICE_QUERY_*). */
+  readonly admission: QueryAdmission;
   /** Stops accepting, waits for requests in flight, commits pending writes, closes the store. */
   close(): Promise<void>;
 }
@@ -101,10 +103,11 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
     await collector.register(eventApiPlugin({ catalog, writer, clock }));
     await collector.register(collectorDeploymentsPlugin({ catalog, deployments, clock, sunset: config.restSunset, usage: apiUsage }));
     executor = new DuckDbPlanExecutor(db);
+    const admission = new QueryAdmission(config.queryAdmission);
     compactor = new TimesliceCompactor(db, clock, config.compaction, storeMaintenance);
     api = await buildApiApp({
       catalog, metrics, executor, clock, entities, ready: () => ready, logger,
-      deployments, writer, restSunset: config.restSunset, apiUsage, admission: new QueryAdmission(config.queryAdmission),
+      deployments, writer, restSunset: config.restSunset, apiUsage, admission,
     });
     await collector.listen({ host: config.host, port: config.collectorPort });
     collectorPort = (collector.server.address() as { port: number }).port;
@@ -127,7 +130,7 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
       certPath: tls.certPath,
       databasePath,
       createdKeys: keysToShow,
-      db, catalog, metrics, entities, writer: w, api: a, compactor: compactor!, apiUsage,
+      db, catalog, metrics, entities, writer: w, api: a, compactor: compactor!, apiUsage, admission,
       close: () => (closing ??= (async () => {
         ready = false;
         await c.close();

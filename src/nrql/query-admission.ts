@@ -69,8 +69,9 @@ export class QueryAdmission {
    */
   async run<T>(accountIds: readonly number[], work: () => Promise<T>, deadline?: number): Promise<T> {
     const accounts = [...new Set(accountIds)];
-    if (this.waiting.length > 0 || !this.fits(accounts)) await this.wait(accounts, deadline);
-    else this.take(accounts);
+    // Every waiting query that fits has been admitted already (see give), so one that fits now jumps no queue.
+    if (this.fits(accounts)) this.take(accounts);
+    else await this.wait(accounts, deadline);
     try {
       return await work();
     } finally {
@@ -126,7 +127,7 @@ export class QueryAdmission {
 }
 
 function formatSeconds(ms: number): string {
-  return String(Math.round(ms / 100) / 10);
+  return String(Math.round(ms) / 1000);
 }
 
 /** A plan's accounts: one id or a list. */
