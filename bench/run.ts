@@ -90,6 +90,7 @@ const BENCHES: Record<string, (flags: Flags) => Promise<unknown>> = {
   'nrql-parser': async () => (await import('./nrql-parser.js')).nrqlParserBench(),
   graph: async (flags) => (await import('./graph.js')).graphBench(flags.values),
   starvation: async (flags) => (await import('./starvation.js')).starvationBench(flags.values),
+  durability: async (flags) => (await import('./durability.js')).durabilityBench(flags.values),
 };
 
 async function main(): Promise<void> {

@@ -9,8 +9,8 @@
  * - steady ingest: `--agents` agents (default 20), each posting a 50-metric `metric_data` every
  *   2 s on its own keep-alive HTTPS connection (it waits for the answer, then for its next tick);
  *   the acknowledgement latency of each post is recorded;
- * - REST reads answered from memory: 5 clients each sending `GET /v2/applications.json` every
- *   100 ms (same discipline);
+ * - REST reads answered from memory: 2 clients each sending `GET /v2/applications.json` every
+ *   200 ms (same discipline; 600 a minute, under REST's 1,000 per key);
  * - heavy queries, closed loop: `--queries` clients (default 30) each sending, one after the
  *   other, `SELECT percentile(duration, 99), uniqueCount(guid), uniqueCount(traceId) FROM
  *   Transaction FACET guid SINCE 1 week ago LIMIT MAX` through the NRQL route (`nrql` phase) or
@@ -85,8 +85,9 @@ const SECOND = 1000;
 const EVENTS_PER_POST = 5000;
 const METRICS_PER_POST = 50;
 const INGEST_PERIOD_MS = 2000;
-const REST_CLIENTS = 5;
-const REST_PERIOD_MS = 100;
+// 10 reads a second: under REST's 1,000 requests per minute per key.
+const REST_CLIENTS = 2;
+const REST_PERIOD_MS = 200;
 const GRAPH_MAX_IN_FLIGHT = 25;
 const QUERY_TIMEOUT_S = 120;
 
@@ -232,9 +233,11 @@ async function runPhase(phase: Phase, dataDir: string, options: StarvationOption
       unfinished, loadAverage,
     };
   } finally {
-    // Queries may still run: the service is killed rather than drained (its data is committed).
-    serve.child.kill('SIGKILL');
+    // Stopped gracefully (a --cpu-prof profile is written then); killed when queries still hold it after 10 s.
+    serve.child.kill('SIGTERM');
+    const killer = setTimeout(() => serve.child.kill('SIGKILL'), 10 * SECOND);
     await serve.exited;
+    clearTimeout(killer);
   }
 }
 
@@ -277,7 +280,7 @@ function formatPhase(p: PhaseResult): string {
 export function formatStarvation(r: StarvationResult): string {
   const idle = r.phases.find((p) => p.phase === 'idle');
   const lines = [
-    `starvation: ${r.options.events} Transaction events loaded in ${r.loadSeconds} s; ${r.options.agents} agents × 1 metric_data / 2 s, ${REST_CLIENTS} REST readers × 10/s; ${r.options.seconds} s per phase`,
+    `starvation: ${r.options.events} Transaction events loaded in ${r.loadSeconds} s; ${r.options.agents} agents × 1 metric_data / 2 s, ${REST_CLIENTS} REST readers × 5/s; ${r.options.seconds} s per phase`,
     `machine: ${r.machine.cpus} cpus (${r.machine.cpuModel}), node ${r.machine.node}, duckdb ${r.machine.duckdb}`,
     ...r.phases.map(formatPhase),
   ];
