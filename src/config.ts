@@ -26,6 +26,8 @@ export interface ServeConfig {
   readonly restSunset: SunsetMode;
   /** Queries running at once per node and per account, and how long and how many wait (TIMESLICE_QUERY_*). */
   readonly queryAdmission: AdmissionLimits;
+  /** DuckDB's worker threads (TIMESLICE_DUCKDB_THREADS); undefined: DuckDB's default, one per core. */
+  readonly duckdbThreads?: number;
 }
 
 export interface ServeFlags {
@@ -112,5 +114,6 @@ export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv): S
     },
     restSunset: sunsetMode(env.TIMESLICE_REST_SUNSET),
     queryAdmission: queryAdmission(env),
+    ...(env.TIMESLICE_DUCKDB_THREADS ? { duckdbThreads: count(env.TIMESLICE_DUCKDB_THREADS, 0, 'TIMESLICE_DUCKDB_THREADS', 1) } : {}),
   };
 }

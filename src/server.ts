@@ -23,6 +23,9 @@ import { Mutex } from './store/mutex.js';
 import { MetricIndex } from './store/metric-index.js';
 import { QueryAdmission } from './nrql/query-admission.js';
 
+/** DuckDB read connections: fewer than libuv's 4 pool threads (see startServer). */
+const READ_CONNECTIONS = 3;
+
 export interface RunningServer {
   readonly apiUrl: string;
   readonly collectorUrl: string;
@@ -61,7 +64,7 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
   const logger = options.logger ?? (pino({ level: config.logLevel }) as unknown as FastifyBaseLogger);
   await mkdir(config.dataDir, { recursive: true });
   const databasePath = join(config.dataDir, 'timeslice.duckdb');
-  const db = await Database.open({ path: databasePath, memoryLimit: config.memoryLimit });
+  const db = await Database.open({ path: databasePath, memoryLimit: config.memoryLimit, ...(config.duckdbThreads ? { threads: config.duckdbThreads } : {}) });
   let ready = false;
   let collector: FastifyInstance | undefined;
   let api: FastifyInstance | undefined;
@@ -102,7 +105,10 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
     }));
     await collector.register(eventApiPlugin({ catalog, writer, clock }));
     await collector.register(collectorDeploymentsPlugin({ catalog, deployments, clock, sunset: config.restSunset, usage: apiUsage }));
-    executor = new DuckDbPlanExecutor(db);
+    // Every DuckDB call holds one of libuv's 4 pool threads while it runs: with 4 long reads the
+    // batch writer's BEGIN and COMMIT waited for one to end (ingest acks of minutes in
+    // bench/starvation.ts). Three read connections leave one thread to ingest.
+    executor = new DuckDbPlanExecutor(db, READ_CONNECTIONS);
     const admission = new QueryAdmission(config.queryAdmission);
     compactor = new TimesliceCompactor(db, clock, config.compaction, storeMaintenance);
     api = await buildApiApp({
