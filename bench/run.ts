@@ -91,6 +91,12 @@ const BENCHES: Record<string, (flags: Flags) => Promise<unknown>> = {
   graph: async (flags) => (await import('./graph.js')).graphBench(flags.values),
   starvation: async (flags) => (await import('./starvation.js')).starvationBench(flags.values),
   durability: async (flags) => (await import('./durability.js')).durabilityBench(flags.values),
+  'rest-limits': async () => {
+    const { formatRestLimitsResult, runRestLimits } = await import('./rest-limits.js');
+    const result = await runRestLimits();
+    console.log(formatRestLimitsResult(result));
+    return result;
+  },
 };
 
 async function main(): Promise<void> {

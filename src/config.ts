@@ -1,15 +1,19 @@
 import { totalmem } from 'node:os';
 import { resolve } from 'node:path';
 import { defaultDecodeWorkers } from './ingest/agent/agent-decoder.js';
-import { DEFAULT_COMPACTION, type CompactorOptions } from './store/duckdb/timeslice-compactor.js';
 import { parseSunsetMode, type SunsetMode } from './api/rest/sunset.js';
 import { defaultAdmissionLimits, type AdmissionLimits } from './nrql/query-admission.js';
+import { DEFAULT_COMPACTION, STORE_ENGINES, type CompactorOptions, type StoreEngine } from './store/store.js';
+import { DEFAULT_NRQL_QUERIES_PER_MINUTE, DEFAULT_RATE_LIMIT_PER_MINUTE } from './http/rate-limit.js';
+import { MAX_METRIC_NAMES_PER_APP } from './store/metric-index.js';
 
 export interface ServeConfig {
   readonly host: string;
   readonly port: number;
   readonly collectorPort: number;
   readonly dataDir: string;
+  /** The storage engine (TIMESLICE_STORE): `duckdb`, the embedded store, is the only one today. */
+  readonly store: StoreEngine;
   /** Keys for account 1 instead of generated ones (emulator mode). */
   readonly apiKey?: string;
   readonly licenseKey?: string;
@@ -28,6 +32,10 @@ export interface ServeConfig {
   readonly queryAdmission: AdmissionLimits;
   /** DuckDB's worker threads (TIMESLICE_DUCKDB_THREADS); undefined: DuckDB's default, one per core. */
   readonly duckdbThreads?: number;
+  /** Requests per minute: per key for REST v2 and v0 (TIMESLICE_REST_RATE_LIMIT), per account for the NRQL route (TIMESLICE_NRQL_RATE_LIMIT). */
+  readonly rateLimits: { readonly rest: number; readonly nrql: number };
+  /** Distinct metric names an application may report (TIMESLICE_METRIC_NAMES_PER_APP); more are dropped. */
+  readonly maxMetricNamesPerApp: number;
 }
 
 export interface ServeFlags {
@@ -83,6 +91,27 @@ function queryAdmission(env: NodeJS.ProcessEnv): AdmissionLimits {
   };
 }
 
+/** The storage engine TIMESLICE_STORE names (default duckdb); a ConfigError for one Timeslice does not have. */
+export function storeEngine(text: string | undefined): StoreEngine {
+  const engine = text || 'duckdb';
+  if (!(STORE_ENGINES as readonly string[]).includes(engine)) {
+    throw new ConfigError(`TIMESLICE_STORE must be one of ${STORE_ENGINES.join(', ')}, got '${engine}'`);
+  }
+  return engine as StoreEngine;
+}
+
+function perMinute(text: string | undefined, fallback: number, name: string): number {
+  if (text === undefined || text === '') return fallback;
+  if (!/^[0-9]{1,9}$/.test(text) || Number(text) < 1) throw new ConfigError(`${name} must be a whole number of requests per minute, at least 1, got '${text}'`);
+  return Number(text);
+}
+
+function metricNamesPerApp(text: string | undefined): number {
+  if (text === undefined || text === '') return MAX_METRIC_NAMES_PER_APP;
+  if (!/^[0-9]{1,9}$/.test(text) || Number(text) < 1) throw new ConfigError(`TIMESLICE_METRIC_NAMES_PER_APP must be a whole number, at least 1, got '${text}'`);
+  return Number(text);
+}
+
 function sunsetMode(text: string | undefined): SunsetMode {
   try {
     return parseSunsetMode(text);
@@ -101,6 +130,7 @@ export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv): S
     port: port(pick(flags.port, 'TIMESLICE_PORT', '3000'), '--port'),
     collectorPort: port(pick(flags['collector-port'], 'TIMESLICE_COLLECTOR_PORT', '3443'), '--collector-port'),
     dataDir: resolve(pick(flags.data, 'TIMESLICE_DATA', './data')),
+    store: storeEngine(env.TIMESLICE_STORE),
     ...(env.TIMESLICE_API_KEY ? { apiKey: env.TIMESLICE_API_KEY } : {}),
     ...(env.TIMESLICE_LICENSE_KEY ? { licenseKey: env.TIMESLICE_LICENSE_KEY } : {}),
     memoryLimit: env.TIMESLICE_MEMORY_LIMIT || defaultMemoryLimit(totalmem()),
@@ -115,5 +145,10 @@ export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv): S
     restSunset: sunsetMode(env.TIMESLICE_REST_SUNSET),
     queryAdmission: queryAdmission(env),
     ...(env.TIMESLICE_DUCKDB_THREADS ? { duckdbThreads: count(env.TIMESLICE_DUCKDB_THREADS, 0, 'TIMESLICE_DUCKDB_THREADS', 1) } : {}),
+    rateLimits: {
+      rest: perMinute(env.TIMESLICE_REST_RATE_LIMIT, DEFAULT_RATE_LIMIT_PER_MINUTE, 'TIMESLICE_REST_RATE_LIMIT'),
+      nrql: perMinute(env.TIMESLICE_NRQL_RATE_LIMIT, DEFAULT_NRQL_QUERIES_PER_MINUTE, 'TIMESLICE_NRQL_RATE_LIMIT'),
+    },
+    maxMetricNamesPerApp: metricNamesPerApp(env.TIMESLICE_METRIC_NAMES_PER_APP),
   };
 }

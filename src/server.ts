@@ -1,30 +1,27 @@
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import pino from 'pino';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { buildApiApp } from './api/api-app.js';
 import { deploymentsV0Plugin } from './api/deployments-v0.js';
 import { collectorDeploymentsPlugin } from './api/rest/deployment-routes.js';
+import { createRateLimits } from './http/rate-limit.js';
 import { ApiUsageRecorder } from './api/rest/api-usage.js';
 import { systemClock, type Clock } from './clock.js';
 import type { ServeConfig } from './config.js';
 import { inlineDecoder, WorkerDecoderPool, type AgentDecoder } from './ingest/agent/agent-decoder.js';
 import { buildCollector } from './ingest/agent/collector.js';
 import { eventApiPlugin } from './ingest/event-api/event-api.js';
+import { preparePrivateDataDir } from './security/private-data-dir.js';
 import { ensureCollectorCertificate } from './security/tls.js';
-import { BatchWriter } from './store/batch-writer.js';
-import { Catalog, type CreatedKeys } from './store/catalog.js';
+import type { BatchWriter } from './store/batch-writer.js';
+import type { Catalog, CreatedKeys } from './store/catalog.js';
 import { Database } from './store/duckdb/database.js';
-import { Deployments } from './store/deployments.js';
-import { loadEntityStores, type EntityStores } from './store/entity-stores.js';
-import { DuckDbPlanExecutor } from './store/plan-executor.js';
-import { TimesliceCompactor } from './store/duckdb/timeslice-compactor.js';
-import { Mutex } from './store/mutex.js';
-import { MetricIndex } from './store/metric-index.js';
+import { DuckDbStore } from './store/duckdb/duckdb-store.js';
+import type { EntityStores } from './store/entity-stores.js';
+import type { MetricIndex } from './store/metric-index.js';
+import { openStore } from './store/open-store.js';
 import { QueryAdmission } from './nrql/query-admission.js';
-
-/** DuckDB read connections: fewer than libuv's 4 pool threads (see startServer). */
-const READ_CONNECTIONS = 3;
+import type { Store } from './store/store.js';
 
 export interface RunningServer {
   readonly apiUrl: string;
@@ -35,6 +32,9 @@ export interface RunningServer {
   readonly databasePath: string;
   /** Keys in clear when this start created them (first start) or was given them; else undefined. */
   readonly createdKeys: CreatedKeys | undefined;
+  /** The store the configuration chose; the services below are its. */
+  readonly store: Store;
+  /** The DuckDB store's database, for tests and tools that look at its tables (DuckDB is the only engine today). */
   readonly db: Database;
   readonly catalog: Catalog;
   /** Metric names ↔ ids, the unscoped metrics each application/host/instance reported, and when it last did. */
@@ -46,7 +46,7 @@ export interface RunningServer {
   /** Records REST v2 and v0 calls; `flush()` writes the ones waiting for their batch now. */
   readonly apiUsage: ApiUsageRecorder;
   /** Moves old timeslices into clustered order on a timer; `compactOnce()` runs it now. */
-  readonly compactor: TimesliceCompactor;
+  readonly compactor: Pick<Store, 'compactOnce'>;
   /** Admits the queries of every surface (TIMESLICE_QUERY_*). */
   readonly admission: QueryAdmission;
   /** Stops accepting, waits for requests in flight, commits pending writes, closes the store. */
@@ -56,30 +56,28 @@ export interface RunningServer {
 export interface StartOptions {
   readonly clock?: Clock;
   readonly logger?: FastifyBaseLogger;
+  /** Rows the batch writer queues at most (default MAX_QUEUED_ROWS); tests lower it to reach it with small payloads. */
+  readonly maxQueuedRows?: number;
 }
 
 /** Opens the store and starts both listeners: the HTTP API and the HTTPS agent collector. */
 export async function startServer(config: ServeConfig, options: StartOptions = {}): Promise<RunningServer> {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? (pino({ level: config.logLevel }) as unknown as FastifyBaseLogger);
-  await mkdir(config.dataDir, { recursive: true });
+  await preparePrivateDataDir(config.dataDir);
   const databasePath = join(config.dataDir, 'timeslice.duckdb');
-  const db = await Database.open({ path: databasePath, memoryLimit: config.memoryLimit, ...(config.duckdbThreads ? { threads: config.duckdbThreads } : {}) });
+  const store = await openStore({
+    engine: config.store, dataDir: config.dataDir, memoryLimit: config.memoryLimit, clock, compaction: config.compaction,
+    maxMetricNamesPerApp: config.maxMetricNamesPerApp, ...(options.maxQueuedRows !== undefined ? { maxQueuedRows: options.maxQueuedRows } : {}),
+    ...(config.duckdbThreads ? { threads: config.duckdbThreads } : {}),
+  });
   let ready = false;
   let collector: FastifyInstance | undefined;
   let api: FastifyInstance | undefined;
-  let writer: BatchWriter | undefined;
-  let executor: DuckDbPlanExecutor | undefined;
-  let compactor: TimesliceCompactor | undefined;
   let decoder: AgentDecoder | undefined;
   try {
-    writer = new BatchWriter(db.appendConnection);
-    const metrics = await MetricIndex.load(db, writer, clock);
-    const storeMaintenance = new Mutex();
-    const entities = await loadEntityStores(db, clock);
-    // Deleting an application deletes its key transactions and browser side from these stores too.
-    const dependents = [entities.keyTransactions, entities.browserApplications];
-    const catalog = await Catalog.load(db, clock, { metrics, storeMaintenance, dependents });
+    if (!(store instanceof DuckDbStore)) throw new Error(`store engine ${store.engine} has no database to show`);
+    const { catalog, metrics, entities, writer, executor, deployments } = store;
     const createdKeys = await catalog.bootstrap({
       ...(config.apiKey ? { userKey: config.apiKey } : {}),
       ...(config.licenseKey ? { licenseKey: config.licenseKey } : {}),
@@ -96,34 +94,29 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
       https: { key: tls.key, cert: tls.cert },
     });
     // Deployments v0 and the Event API answer on the collector too (their docs' host names may point either way).
-    const deployments = new Deployments(db, writer, clock);
-    const apiUsage = new ApiUsageRecorder({ db, catalog, writer, clock, logger });
+    const apiUsage = new ApiUsageRecorder({ catalog, writer, clock, logger });
     let apiPort = config.port;
+    // One budget per key (REST) and per account (NRQL), whichever port a request comes in on.
+    const rateLimits = createRateLimits(clock, config.rateLimits);
     await collector.register(deploymentsV0Plugin({
-      catalog, deployments, clock, sunset: config.restSunset, usage: apiUsage,
+      catalog, deployments, clock, sunset: config.restSunset, usage: apiUsage, limiter: rateLimits.rest,
       graphqlUrl: (request) => `http://${request.hostname}:${apiPort}/graphql`,
     }));
     await collector.register(eventApiPlugin({ catalog, writer, clock }));
-    await collector.register(collectorDeploymentsPlugin({ catalog, deployments, clock, sunset: config.restSunset, usage: apiUsage }));
-    // Every DuckDB call holds one of libuv's 4 pool threads while it runs: with 4 long reads the
-    // batch writer's BEGIN and COMMIT waited for one to end (ingest acks of minutes in
-    // bench/starvation.ts). Three read connections leave one thread to ingest.
-    executor = new DuckDbPlanExecutor(db, READ_CONNECTIONS);
+    await collector.register(collectorDeploymentsPlugin({ catalog, deployments, clock, sunset: config.restSunset, usage: apiUsage, limiter: rateLimits.rest }));
     const admission = new QueryAdmission(config.queryAdmission);
-    compactor = new TimesliceCompactor(db, clock, config.compaction, storeMaintenance);
     api = await buildApiApp({
       catalog, metrics, executor, clock, entities, ready: () => ready, logger,
-      deployments, writer, restSunset: config.restSunset, apiUsage, admission,
+      deployments, writer, restSunset: config.restSunset, apiUsage, rateLimits, admission,
     });
     await collector.listen({ host: config.host, port: config.collectorPort });
     collectorPort = (collector.server.address() as { port: number }).port;
     await api.listen({ host: config.host, port: config.port });
     apiPort = (api.server.address() as { port: number }).port;
     ready = true;
-    compactor.start();
+    store.start();
     const urlHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host;
     const collectorHost = urlHost === '127.0.0.1' ? 'localhost' : urlHost;
-    const w = writer;
     const d = decoder;
     const c = collector;
     const a = api;
@@ -136,26 +129,20 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
       certPath: tls.certPath,
       databasePath,
       createdKeys: keysToShow,
-      db, catalog, metrics, entities, writer: w, api: a, compactor: compactor!, apiUsage, admission,
+      store, db: store.db, catalog, metrics, entities, writer, api: a, compactor: store, apiUsage, admission,
       close: () => (closing ??= (async () => {
         ready = false;
         await c.close();
         await a.close();
-        await compactor?.stop();
-        executor?.close();
         await d.close();
-        await w.close();
-        await db.close();
+        await store.close();
       })()),
     };
   } catch (error) {
     await collector?.close().catch(() => undefined);
     await api?.close().catch(() => undefined);
-    await compactor?.stop();
-    executor?.close();
     await decoder?.close().catch(() => undefined);
-    await writer?.close().catch(() => undefined);
-    await db.close().catch(() => undefined);
+    await store.close().catch(() => undefined);
     throw error;
   }
 }

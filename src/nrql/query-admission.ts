@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import type { AggregatePlan, RowsPlan } from '../plan/aggregate-plan.js';
-import type { AggregateColumns, PlanExecutor, QueryOptions, RowColumns } from '../store/plan-executor.js';
+import type { AggregateColumns, PlanExecutor, QueryOptions, RowsResult } from '../store/plan-executor.js';
 
 /**
  * How many queries run at once. A query holds a DuckDB read connection and DuckDB's threads
@@ -138,9 +138,8 @@ function accountsOf(plan: AggregatePlan | RowsPlan): readonly number[] {
 /** An executor whose every statement is admitted on its own: for surfaces that run one statement per request (REST metric data). */
 export function admittedExecutor(executor: PlanExecutor, admission: QueryAdmission): PlanExecutor {
   return {
-    dialect: executor.dialect,
     aggregate: (plan: AggregatePlan, options?: QueryOptions): Promise<AggregateColumns> => admission.run(accountsOf(plan), () => executor.aggregate(plan, options), options?.deadline),
-    rows: (plan: RowsPlan, options?: QueryOptions): Promise<RowColumns> => admission.run(accountsOf(plan), () => executor.rows(plan, options), options?.deadline),
+    rows: (plan: RowsPlan, options?: QueryOptions): Promise<RowsResult> => admission.run(accountsOf(plan), () => executor.rows(plan, options), options?.deadline),
     regexError: (pattern: string) => executor.regexError(pattern),
   };
 }
