@@ -238,7 +238,7 @@ async function aggregateOver(query: AnalyzedAggregate, window: TimeWindow, bucke
     }
     const wholeFrom = (perBucket: Map<number, Vector>) => (buckets ? merge(perBucket.values()) : perBucket.get(-1));
     return {
-      results: top.flatMap((g) => series(g.buckets, facetRow(g.values))),
+      results: await flatMapInSlices(top, (g) => series(g.buckets, facetRow(g.values))),
       total: totalOf((b) => total.get(b), wholeFrom(total)),
       other: totalOf((b) => other.get(b), wholeFrom(other)),
       topFacets: top.map((g) => g.values),
@@ -258,7 +258,7 @@ async function aggregateOver(query: AnalyzedAggregate, window: TimeWindow, bucke
     ? [...(await run([], false, and(query.where, notInTop(facetExprs, inTop)))).values()][0]?.buckets.get(-1)
     : otherGroup?.buckets.get(-1);
   return {
-    results: top.flatMap((g) => series(rowsByFacet.get(groupKey(g.values))?.buckets ?? new Map(), facetRow(g.values))),
+    results: await flatMapInSlices(top, (g) => series(rowsByFacet.get(groupKey(g.values))?.buckets ?? new Map(), facetRow(g.values))),
     total: totalOf((b) => totalGroup?.buckets.get(b), wholeTotal),
     other: totalOf((b) => otherGroup?.buckets.get(b), wholeOther),
     topFacets: top.map((g) => g.values),
@@ -289,6 +289,18 @@ function sqlTop(query: AnalyzedAggregate, json: readonly boolean[]): TopGroups |
   };
   const by = rankExpr(query.rankBy);
   return by && { by, limit: query.facetLimit, ...(query.facetPresence !== undefined ? { presence: query.facetPresence } : {}) };
+}
+
+/** Facets shaped per group between turns of the event loop: up to 5,000 facets × 366 buckets of rows. */
+const FACETS_PER_SLICE = 256;
+
+async function flatMapInSlices<T, U>(items: readonly T[], fn: (item: T) => U[]): Promise<U[]> {
+  const out: U[] = [];
+  for (let i = 0; i < items.length; i++) {
+    if (i > 0 && i % FACETS_PER_SLICE === 0) await yieldToEventLoop();
+    for (const u of fn(items[i]!)) out.push(u);
+  }
+  return out;
 }
 
 /** A facet group's key: its one value as it is, or several values' JSON. */
