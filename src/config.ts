@@ -1,4 +1,4 @@
-import { totalmem } from 'node:os';
+import { availableParallelism, totalmem } from 'node:os';
 import { resolve } from 'node:path';
 import { defaultDecodeWorkers } from './ingest/agent/agent-decoder.js';
 import { parseSunsetMode, type SunsetMode } from './api/rest/sunset.js';
@@ -30,7 +30,7 @@ export interface ServeConfig {
   readonly restSunset: SunsetMode;
   /** Queries running at once per node and per account, and how long and how many wait (TIMESLICE_QUERY_*). */
   readonly queryAdmission: AdmissionLimits;
-  /** DuckDB's worker threads (TIMESLICE_DUCKDB_THREADS); undefined: DuckDB's default, one per core. */
+  /** DuckDB's threads (TIMESLICE_DUCKDB_THREADS; default cores − 1, at least 1); undefined: DuckDB's own, one per core. */
   readonly duckdbThreads?: number;
   /** Requests per minute: per key for REST v2 and v0 (TIMESLICE_REST_RATE_LIMIT), per account for the NRQL route (TIMESLICE_NRQL_RATE_LIMIT). */
   readonly rateLimits: { readonly rest: number; readonly nrql: number };
@@ -77,6 +77,16 @@ function count(text: string | undefined, fallback: number, name: string, min: nu
   if (text === undefined || text === '') return fallback;
   if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > 1_000_000) throw new ConfigError(`${name} must be a whole number from ${min} to 1000000, got '${text}'`);
   return Number(text);
+}
+
+/**
+ * DuckDB's threads: one per core but one, at least one. With all cores, a heavy query took them
+ * all and the event loop, ingest's COMMIT and the decode worker waited for CPU: on 2 cores with 30
+ * heavy queries in flight, ingest acknowledgement p99 523 ms and a REST read from memory 187 ms,
+ * against 110 ms and 60 ms with one thread, queries no slower (docs/benchmarks.md, "Starvation").
+ */
+export function defaultDuckDbThreads(cores = availableParallelism()): number {
+  return Math.max(1, cores - 1);
 }
 
 /** TIMESLICE_QUERY_CONCURRENCY (per node), _PER_ACCOUNT (default: the node's), TIMESLICE_QUERY_QUEUE_MS, TIMESLICE_QUERY_QUEUE_LENGTH. */
@@ -144,7 +154,7 @@ export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv): S
     },
     restSunset: sunsetMode(env.TIMESLICE_REST_SUNSET),
     queryAdmission: queryAdmission(env),
-    ...(env.TIMESLICE_DUCKDB_THREADS ? { duckdbThreads: count(env.TIMESLICE_DUCKDB_THREADS, 0, 'TIMESLICE_DUCKDB_THREADS', 1) } : {}),
+    duckdbThreads: count(env.TIMESLICE_DUCKDB_THREADS, defaultDuckDbThreads(), 'TIMESLICE_DUCKDB_THREADS', 1),
     rateLimits: {
       rest: perMinute(env.TIMESLICE_REST_RATE_LIMIT, DEFAULT_RATE_LIMIT_PER_MINUTE, 'TIMESLICE_REST_RATE_LIMIT'),
       nrql: perMinute(env.TIMESLICE_NRQL_RATE_LIMIT, DEFAULT_NRQL_QUERIES_PER_MINUTE, 'TIMESLICE_NRQL_RATE_LIMIT'),
