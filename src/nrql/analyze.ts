@@ -3,7 +3,7 @@ import { and, assertNever, field, out, rowArith, type AggregateCall, type Litera
 import { TIMESLICE_VALUE, TIMESLICE_VALUE_FIELDS, type PointExpr, type TimesliceValueField } from '../domain/aggregate/timeslice-function.js';
 import { EVENT_ID_FIELDS, isAgentEventType } from '../plan/data-model.js';
 import type { Condition, Expr, FacetItem, Query, SelectQuery, Span } from './ast.js';
-import { DIMENSIONAL_METRICS, isDimensionalName } from './dimensional-metrics.js';
+import { DIMENSIONAL_METRICS, isDimensionalName, TRANSACTION_TYPE, transactionTypeOf } from './dimensional-metrics.js';
 import { SHARED_TEXT_DICTIONARIES, sharedTextIds, type DictionaryName, type NrqlDictionaries } from './dictionaries.js';
 import { formatCondition, formatExpr } from './format.js';
 import { AGGREGATE_FUNCTIONS, KNOWN_FUNCTION_NAMES, UNSUPPORTED_FUNCTIONS, aggregateFunction, type LowerContext, type LoweredAggregate, type ResolvedRow } from './functions.js';
@@ -444,6 +444,7 @@ class SelectAnalyzer {
       case 'null':
         return { expr: { kind: 'literal', value: null } };
       case 'attribute': {
+        if (this.timeslices && expr.name === TRANSACTION_TYPE) return { expr: this.transactionType(type) };
         const b = this.binding(expr.name);
         switch (b.kind) {
           // Ids are numbers, compared as text only with text (`appId LIKE '1%'`, `appId = 'x'`).
@@ -620,6 +621,17 @@ class SelectAnalyzer {
     // Unscoped timeslices only: a scoped one is the same calls again, counted within a transaction.
     const unscoped: Predicate = { kind: 'compare', op: '=', left: field('scopeId'), right: { kind: 'literal', value: 0 } };
     return { name: first.name, points: and(this.dictionaryPredicate({ dictionary: 'metricName', idField: 'metricId' }, metric.matches), unscoped) };
+  }
+
+  /** `transactionType` on FROM Metric: `Web` or `Other` by the timeslice's metric name (dimensional-metrics.ts), else null. */
+  private transactionType(type: ValueType): RowExpr {
+    if (type === 'number' || type === 'boolean') return { kind: 'literal', value: null };
+    const entries: [number, string][] = [];
+    for (const [id, name] of this.ctx.dictionaries.entries('metricName', this.ctx.accountIds)) {
+      const kind = transactionTypeOf(name);
+      if (kind) entries.push([id, type === 'json' ? JSON.stringify(kind) : kind]);
+    }
+    return { kind: 'lookup', expr: field('metricId'), entries, ...(type === 'json' ? { json: true } : {}) };
   }
 
   private isNumericId(expr: Expr): boolean {
