@@ -182,7 +182,7 @@ describe('checkedDeployment', () => {
   it('is a Deployment event of the deployment type\'s display form, Basic by default', () => {
     assert.deepEqual(checkedDeployment({ entityGuid: 'g', version: '2.14.0', deploymentType: 'BLUE_GREEN', user: 'ci-bot', commit: '9f1c2ab', timestamp: NOW - 1000 }, flags(), NOW), {
       category: 'Deployment', type: 'Blue Green', timestamp: NOW - 1000, user: 'ci-bot', description: null, groupId: null,
-      fields: { version: '2.14.0', commit: '9f1c2ab' }, source: 'timeslice:graphql',
+      fields: { version: '2.14.0', commit: '9f1c2ab' }, source: 'timeslice:graphql', eventType: 'Deployment',
     });
     assert.equal(checkedDeployment({ entityGuid: 'g', version: '1' }, flags(), NOW).type, 'Basic');
     refuses(() => checkedDeployment({ entityGuid: 'g', version: '' }, flags(), NOW), 'deployment.version must not be empty: the version deployed');
