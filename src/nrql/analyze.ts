@@ -148,6 +148,7 @@ export function analyze(query: Query, ctx: AnalyzeContext): AnalyzedQuery {
 
 class SelectAnalyzer {
   private readonly timeslices: boolean;
+  private singleWindowEndMs: number | undefined;
   private readonly catalogAttributes: boolean;
 
   constructor(private readonly query: SelectQuery, private readonly ctx: AnalyzeContext) {
@@ -189,6 +190,8 @@ class SelectAnalyzer {
         return { window: { beginMs: resolved.beginMs, endMs: resolved.endMs }, text: resolved.compareWith };
       })()
       : undefined;
+    // One group's window, the query's own: what predictLinear() predicts beyond (not per bucket or compared window).
+    this.singleWindowEndMs = q.timeseries || compare ? undefined : window.endMs;
     const where = q.where ? this.condition(q.where) : ({ kind: 'true' } as Predicate);
     const common: Omit<AnalyzedRows, 'kind' | 'columns' | 'all' | 'orderBy' | 'limit' | 'offset'> & { where: Predicate } = {
       source, accountIds: this.ctx.accountIds, window, where, eventTypes: source.kind === 'events' ? source.eventTypes : ['Metric'],
@@ -347,6 +350,7 @@ class SelectAnalyzer {
       text: (expr) => formatExpr(expr),
       apdexMetrics: () => this.dictionaryPredicate({ dictionary: 'metricName', idField: 'metricId' }, (name) => APDEX_METRIC.test(name)),
       nowMs: this.ctx.nowMs,
+      ...(this.singleWindowEndMs !== undefined ? { windowEndMs: this.singleWindowEndMs } : {}),
     };
   }
 

@@ -31,6 +31,8 @@ export interface LowerContext {
   apdexMetrics(): Predicate;
   /** The query's now (epoch ms): times in a regression are seconds from it, small enough to square exactly enough. */
   readonly nowMs: number;
+  /** The end of the query's window when its results have that one window (no TIMESERIES, no COMPARE WITH). */
+  readonly windowEndMs?: number;
 }
 
 export interface LoweredAggregate {
@@ -349,22 +351,62 @@ const derivative: FunctionEntry = {
   maxArgs: 2,
   lower(args, call, ctx, set) {
     const { arg, x } = eventNumber(args, call, ctx);
-    const interval = exprArg(args, 1, call);
-    if (interval.kind !== 'interval') throw badArgs(call, 'the second argument is a time interval such as 1 minute', interval.span);
-    const seconds = intervalMs(interval.interval) / 1000;
-    if (seconds <= 0) throw badArgs(call, 'the interval must be longer than zero', interval.span);
-    const time = ctx.row({ kind: 'attribute', name: 'timestamp', span: call.span }, 'number').expr;
-    // Seconds from now; x·0 makes it null where x is, so every sum runs over the same events.
-    const t = rowArith('+', rowArith('/', rowArith('-', time, { kind: 'literal', value: ctx.nowMs }), { kind: 'literal', value: 1000 }), rowArith('*', x, { kind: 'literal', value: 0 }));
-    const sum = (e: RowExpr) => out.aggregate(set.add({ fn: 'sum', arg: e }));
-    const n = out.aggregate(set.add({ fn: 'count', arg: x }));
-    const st = sum(t);
-    const slope = out.arith('/',
-      out.arith('-', out.arith('*', n, sum(rowArith('*', t, x))), out.arith('*', st, sum(x))),
-      out.arith('-', out.arith('*', n, sum(rowArith('*', t, t))), out.arith('*', st, st)));
-    return { output: out.arith('*', slope, out.number(seconds)), key: attributeKey('derivative', arg, ctx), rank: 'frequency' };
+    const seconds = intervalSeconds(args, call);
+    const line = leastSquares(x, call, ctx, set);
+    return { output: out.arith('*', line.slope, out.number(seconds)), key: attributeKey('derivative', arg, ctx), rank: 'frequency' };
   },
 };
+
+/**
+ * `predictLinear(x, interval)`: the value the least-squares line through (time, x) reaches
+ * `interval` after the end of the query's window: mean x + slope × (target − mean t). New Relic
+ * advises against it with TIMESERIES, where each bucket predicts from its own end; Timeslice
+ * refuses it there and with COMPARE WITH.
+ */
+const predictLinear: FunctionEntry = {
+  name: 'predictLinear',
+  minArgs: 2,
+  maxArgs: 2,
+  lower(args, call, ctx, set) {
+    const { arg, x } = eventNumber(args, call, ctx);
+    const seconds = intervalSeconds(args, call);
+    if (ctx.windowEndMs === undefined) {
+      throw new NrqlError('NRQL_UNSUPPORTED', 'predictLinear() predicts from the end of the query\'s window: it is not supported with TIMESERIES or COMPARE WITH', call.span);
+    }
+    const line = leastSquares(x, call, ctx, set);
+    const target = (ctx.windowEndMs - ctx.nowMs) / 1000 + seconds;
+    const meanT = out.arith('/', line.st, line.n);
+    const meanX = out.arith('/', line.sx, line.n);
+    return { output: out.arith('+', meanX, out.arith('*', line.slope, out.arith('-', out.number(target), meanT))), key: attributeKey('predictLinear', arg, ctx), rank: 'frequency' };
+  },
+};
+
+function intervalSeconds(args: readonly Arg[], call: CallInfo): number {
+  const interval = exprArg(args, 1, call);
+  if (interval.kind !== 'interval') throw badArgs(call, 'the second argument is a time interval such as 1 minute', interval.span);
+  const seconds = intervalMs(interval.interval) / 1000;
+  if (seconds <= 0) throw badArgs(call, 'the interval must be longer than zero', interval.span);
+  return seconds;
+}
+
+/**
+ * The least-squares line through (t, x) over the group's events, t in seconds from the query's
+ * now: slope (nΣtx − ΣtΣx) ÷ (nΣt² − (Σt)²) per second (null with fewer than two distinct times),
+ * and the sums it is made of.
+ */
+function leastSquares(x: RowExpr, call: CallInfo, ctx: LowerContext, set: AggregateAdder): { slope: OutputExpr; n: OutputExpr; st: OutputExpr; sx: OutputExpr } {
+  const time = ctx.row({ kind: 'attribute', name: 'timestamp', span: call.span }, 'number').expr;
+  // x·0 makes t null where x is, so every sum runs over the same events.
+  const t = rowArith('+', rowArith('/', rowArith('-', time, { kind: 'literal', value: ctx.nowMs }), { kind: 'literal', value: 1000 }), rowArith('*', x, { kind: 'literal', value: 0 }));
+  const sum = (e: RowExpr) => out.aggregate(set.add({ fn: 'sum', arg: e }));
+  const n = out.aggregate(set.add({ fn: 'count', arg: x }));
+  const st = sum(t);
+  const sx = sum(x);
+  const slope = out.arith('/',
+    out.arith('-', out.arith('*', n, sum(rowArith('*', t, x))), out.arith('*', st, sx)),
+    out.arith('-', out.arith('*', n, sum(rowArith('*', t, t))), out.arith('*', st, st)));
+  return { slope, n, st, sx };
+}
 
 /** The most steps of a funnel: each step's count takes 2^(step − 1) distinct counts. */
 export const FUNNEL_MAX_STEPS = 8;
@@ -470,6 +512,7 @@ export const AGGREGATE_FUNCTIONS: ReadonlyMap<string, FunctionEntry> = new Map(
     cdfPercentage,
     derivative,
     funnel,
+    predictLinear,
     uniqueCount,
     listOrLatest('distinct', 'uniques'),
     listOrLatest('latest', 'latest'),
@@ -488,7 +531,7 @@ export const ROW_FUNCTIONS = ['eventType', 'getField'] as const;
 
 /** Functions New Relic has that this subset refuses by name rather than calling them unknown. */
 export const UNSUPPORTED_FUNCTIONS = [
-  'lookup', 'keyset', 'bucketPercentile', 'predictLinear',
+  'lookup', 'keyset', 'bucketPercentile',
   'latestrate', 'cardinality', 'dimensions', 'aparse', 'capture', 'jparse', 'buckets', 'accountId',
   'abs', 'ceil', 'floor', 'round', 'sqrt', 'pow', 'exp', 'ln', 'log', 'log2', 'log10', 'clamp_min', 'clamp_max',
   'hourOf', 'dateOf', 'weekdayOf', 'minuteOf', 'monthOf', 'yearOf', 'if', 'concat', 'substring', 'lower', 'upper',

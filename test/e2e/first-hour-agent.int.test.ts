@@ -90,7 +90,7 @@ describe('the first hour with a real agent', () => {
     assert.deepEqual(await nrql("SELECT count(*) FROM Transaction WHERE appName = 'errors-e2e' SINCE 10 minutes ago"), [{ count: ERRORS }]);
   });
 
-  it('runs the queries New Relic\'s UI shows: apm.service.* metrics, histogram(), funnel(); predictLinear() is refused by name', async () => {
+  it('runs the queries New Relic\'s UI shows: apm.service.* metrics, histogram(), funnel(); bucketPercentile() is refused by name', async () => {
     const fast = "appName = 'fast-e2e'";
     const [dimensional] = await nrql(`SELECT count(apm.service.transaction.duration) AS 'calls', average(apm.service.transaction.duration) AS 'avg' FROM Metric WHERE ${fast} SINCE 10 minutes ago`);
     const [timeslices] = await nrql(`SELECT average(newrelic.timeslice.value) AS 'avg' FROM Metric WHERE ${fast} AND metricTimesliceName = 'WebTransaction' SINCE 10 minutes ago`);
@@ -102,7 +102,7 @@ describe('the first hour with a real agent', () => {
     // Of the two applications, one served fast requests, the other failed ones: none did both.
     assert.deepEqual(await nrql("SELECT funnel(appName, WHERE name LIKE '%/error' AS 'Failed', WHERE error IS TRUE AS 'Errored', WHERE name LIKE '%/fast' AS 'Fast') FROM Transaction SINCE 10 minutes ago"),
       [{ 'funnel.appName': { Failed: 1, Errored: 1, Fast: 0 } }]);
-    assert.equal(await nrqlError('SELECT predictLinear(duration, 1 hour) FROM Transaction'), "predictLinear() is not supported by Timeslice's NRQL subset");
+    assert.equal(await nrqlError('SELECT bucketPercentile(duration) FROM Transaction'), "bucketPercentile() is not supported by Timeslice's NRQL subset");
   });
 
   it('two applications on one machine are one host to NRQL: counted, grouped and compared by its name', async () => {
