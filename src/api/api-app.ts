@@ -27,6 +27,7 @@ import { deploymentsV0Plugin } from './deployments-v0.js';
 import { graphPlugin } from './graphql/graph-route.js';
 import { GRAPHIQL_PATH, graphiqlPlugin } from './graphql/graphiql.js';
 import { indexHandler } from './index-page.js';
+import { uiPlugin } from './ui/ui-plugin.js';
 
 export interface ApiDeps {
   readonly catalog: Catalog;
@@ -91,6 +92,7 @@ export async function buildApiApp(deps: ApiDeps): Promise<FastifyInstance> {
     },
   }));
   await app.register(graphiqlPlugin);
+  await app.register(uiPlugin);
 
   registerFormBodyParser(app);
   await app.register(restV2Plugin({
