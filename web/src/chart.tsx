@@ -148,7 +148,7 @@ export function Chart(props: ChartProps) {
   return (
     <div className="chart-body">
       <div ref={host} className="plot" data-testid={`plot-${props.id}`} aria-describedby={`table-${props.id}`} />
-      <table id={`table-${props.id}`} className="sr-only" data-testid={`data-${props.id}`}>
+      <div className="sr-only"><table id={`table-${props.id}`} data-testid={`data-${props.id}`}>
         <thead><tr><th>time</th>{data.series.map((s) => <th key={s.label}>{s.label}</th>)}</tr></thead>
         <tbody>
           {data.x.map((t, i) => (
@@ -158,7 +158,7 @@ export function Chart(props: ChartProps) {
             </tr>
           ))}
         </tbody>
-      </table>
+      </table></div>
     </div>
   );
 }

@@ -127,7 +127,7 @@ export function DeploymentsPage(props: { readonly app: AppInfo }) {
   const { app } = props;
   const { data, error, isPending } = useQuery({ queryKey: ['rest', 'deployment-list', app.id], queryFn: () => restGet(`/v2/applications/${app.id}/deployments.json`) });
   return (
-    <section className="panel">
+    <section className="panel" data-state={error ? 'error' : isPending ? 'loading' : 'ready'}>
       <header><h3>Deployments</h3><span className="note">GET /v2/applications/{app.id}/deployments.json</span></header>
       {error ? <ErrorState error={error} /> : null}
       {isPending ? <div className="loading">Loading…</div> : null}
