@@ -329,6 +329,24 @@ test('web UI in Chromium: every chart draws the answer of the NRQL it shows, RES
   assert.match(shown!, /\(line 1, column \d+\)/);
   assert.deepEqual(await page.$$eval('.history button', (bs) => bs.map((b) => b.textContent)), [facet, series], 'history: newest first, failures not kept');
 
+  // From a chart: "Open in console" runs the same text there; "Open in GraphiQL" opens actor.account.nrql on it.
+  await page.goto(`${origin}/ui/apm/${appId}?${window}#key=${TEST_API_KEY}`);
+  await settled();
+  const errorsPanel = page.locator('[data-testid="chart-errors"]');
+  const errorsQuery = await shownQuery('errors');
+  await errorsPanel.getByRole('button', { name: 'View query' }).click();
+  await errorsPanel.getByRole('link', { name: 'Open in console' }).click();
+  await page.locator('[data-testid="console-result"][data-view="line"]').waitFor();
+  assert.equal(new URL(page.url()).searchParams.get('nrql'), errorsQuery);
+  assert.equal(await page.inputValue('[data-testid="nrql-input"]'), errorsQuery);
+  await page.goto(`${origin}/graphiql?nrql=${encodeURIComponent(errorsQuery)}&account=1#key=${TEST_API_KEY}`);
+  await page.waitForSelector('.graphiql-query-editor .CodeMirror');
+  const editor = (sel: string) => page.$eval(sel, (el) => (el as any).CodeMirror.getValue() as string);
+  assert.match(await editor('.graphiql-query-editor .CodeMirror'), /account\(id: 1\) \{\s+nrql\(query: \$nrql\)/);
+  // The variables editor sits behind its tab (the headers tab is open); read every editor.
+  const editors = await page.$$eval('.CodeMirror', (els) => els.map((el) => (el as any).CodeMirror.getValue() as string));
+  assert.equal(editors.filter((v) => v.trim().startsWith('{\n  "nrql"')).map((v) => JSON.parse(v).nrql).join(), errorsQuery);
+
   assert.deepEqual(requests.filter((u) => !u.startsWith(`${origin}/`)), [], 'no request leaves the origin');
   assert.deepEqual(problems, [], 'no console error, CSP violation or failed request');
 });
