@@ -347,6 +347,17 @@ test('web UI in Chromium: every chart draws the answer of the NRQL it shows, RES
   const editors = await page.$$eval('.CodeMirror', (els) => els.map((el) => (el as any).CodeMirror.getValue() as string));
   assert.equal(editors.filter((v) => v.trim().startsWith('{\n  "nrql"')).map((v) => JSON.parse(v).nrql).join(), errorsQuery);
 
+  // Apdex T from the Summary, through the graph API's settings mutation: REST reads the new value.
+  await page.goto(`${origin}/ui/apm/${appId}?${window}#key=${TEST_API_KEY}`);
+  await settled();
+  await page.fill('[data-testid="apdex-t"]', '0.25');
+  const mutation = page.waitForRequest((r) => r.url().endsWith('/graphql') && r.postData()!.includes('agentApplicationSettingsUpdate'));
+  await page.getByRole('button', { name: 'Set' }).click();
+  assert.deepEqual((await mutation).postDataJSON().variables, { guid: Buffer.from(`1|APM|APPLICATION|${appId}`).toString('base64').replace(/=+$/, ''), settings: { apmConfig: { apdexTarget: 0.25 } } });
+  await page.locator('.apdex-setting [role="status"]', { hasText: 'Saved' }).waitFor();
+  assert.equal((await api('GET', `/v2/applications/${appId}.json`)).application.settings.app_apdex_threshold, 0.25);
+  await page.locator('[data-testid="chart-apdex"] h3', { hasText: 'Apdex (T = 0.25 s)' }).waitFor();
+
   assert.deepEqual(requests.filter((u) => !u.startsWith(`${origin}/`)), [], 'no request leaves the origin');
   assert.deepEqual(problems, [], 'no console error, CSP violation or failed request');
 });
