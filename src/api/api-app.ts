@@ -7,6 +7,7 @@ import type { Catalog } from '../store/catalog.js';
 import type { EntityStores } from '../store/entity-stores.js';
 import type { MetricIndex } from '../store/metric-index.js';
 import type { PlanExecutor } from '../store/plan-executor.js';
+import type { TraceStore } from '../store/traces.js';
 import { storeDictionaries } from '../nrql/dictionaries.js';
 import { NrqlEngine } from '../nrql/nrql-engine.js';
 import { fastifyBaseOptions } from '../http/fastify-options.js';
@@ -28,6 +29,7 @@ import { graphPlugin } from './graphql/graph-route.js';
 import { GRAPHIQL_PATH, graphiqlPlugin } from './graphql/graphiql.js';
 import { indexHandler } from './index-page.js';
 import { uiPlugin } from './ui/ui-plugin.js';
+import { registerTracesRoute } from './ui/traces-route.js';
 
 export interface ApiDeps {
   readonly catalog: Catalog;
@@ -49,6 +51,8 @@ export interface ApiDeps {
   readonly restSunset: SunsetMode;
   /** Records every REST v2 and v0 call. */
   readonly apiUsage: ApiUsageRecorder;
+  /** Error traces, transaction traces and slow SQL, for the web UI. */
+  readonly traces: TraceStore;
 }
 
 /** The HTTP API: health, REST v2; GraphQL and the UI register here as plugins. */
@@ -83,6 +87,7 @@ export async function buildApiApp(deps: ApiDeps): Promise<FastifyInstance> {
   const nrql = new NrqlEngine({ executor: deps.executor, dictionaries: storeDictionaries(deps.catalog, deps.metrics), clock: deps.clock });
   const limits = deps.rateLimits ?? createRateLimits(deps.clock);
   registerNrqlRoute(app, { catalog: deps.catalog, nrql, limiter: limits.nrql });
+  registerTracesRoute(app, { catalog: deps.catalog, traces: deps.traces, clock: deps.clock, limiter: limits.nrql });
   await app.register(async (graph) => graphPlugin(graph, {
     ...deps,
     nrql,

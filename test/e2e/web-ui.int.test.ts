@@ -4,6 +4,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { chromium, type Page } from 'playwright-core';
 import type { Clock } from '../../src/clock.js';
 import { withAgentApp } from '../helpers/agent-app.js';
+import { connectApp } from '../helpers/rest-fixture.js';
 import { startTestServer, TEST_API_KEY, TEST_LICENSE_KEY } from '../helpers/test-server.js';
 
 /*
@@ -27,13 +28,17 @@ const MINUTE_MS = 60_000;
 declare const document: any, location: any;
 const APP = 'web-ui-e2e';
 
-type Kind = 'fast' | 'tolerating' | 'frustrating' | 'error';
+type Kind = 'fast' | 'tolerating' | 'frustrating' | 'error' | 'exception';
 const PLAN: readonly { kind: Kind; queued: boolean }[] = [
   ...['fast', 'fast', 'fast', 'fast', 'fast'].map((kind) => ({ kind: kind as Kind, queued: true })),
   { kind: 'fast', queued: false }, { kind: 'tolerating', queued: true }, { kind: 'frustrating', queued: false },
-  { kind: 'error', queued: true }, { kind: 'error', queued: false },
+  { kind: 'error', queued: true }, { kind: 'error', queued: false }, { kind: 'exception', queued: false },
 ];
 const count = (k: Kind) => PLAN.filter((r) => r.kind === k).length;
+/** Requests that answer 500: a status-code error, or an exception the app notices. */
+const failing = count('error') + count('exception');
+/** Errors the agent reports: one per 500, and for a noticed exception that too (the 500 of its transaction is a second). */
+const reportedErrors = count('error') + 2 * count('exception');
 
 class ShiftedClock implements Clock {
   offsetMs = 0;
@@ -76,7 +81,7 @@ test('web UI in Chromium: every chart draws the answer of the NRQL it shows, RES
       const headers: Record<string, string> = r.queued ? { 'X-Request-Start': `t=${(Date.now() - 50) * 1000}` } : {};
       const res = await fetch(`http://127.0.0.1:${ready.port}/${r.kind}/${i + 1}`, { headers });
       await res.text();
-      assert.equal(res.status, r.kind === 'error' ? 500 : 200);
+      assert.equal(res.status, r.kind === 'error' || r.kind === 'exception' ? 500 : 200);
     }
     return Number(ready.appId);
   });
@@ -203,7 +208,7 @@ test('web UI in Chromium: every chart draws the answer of the NRQL it shows, RES
     const all = calls + (restSlice('OtherTransaction/all', s)?.call_count ?? 0);
     close(errorRate.expected[0]!.values[j]!, all === 0 ? null : (restSlice('Errors/all', s)?.error_count ?? 0) * 100 / all, `error rate at ${s} = REST's`);
   });
-  assert.deepEqual(stf, [count('fast'), count('tolerating'), count('frustrating') + count('error')], 'Apdex zones as planned (errors frustrate)');
+  assert.deepEqual(stf, [count('fast'), count('tolerating'), count('frustrating') + failing], 'Apdex zones as planned (errors frustrate)');
 
   // The deployment marker sits at the deployment's time on the charts, with its details on hover.
   const marker = page.locator('[data-testid="chart-throughput"] [data-testid="deployment-marker"]');
@@ -278,7 +283,7 @@ test('web UI in Chromium: every chart draws the answer of the NRQL it shows, RES
   await page.goto(`${origin}/ui/apm/${appId}/transactions?${window}#key=${TEST_API_KEY}`);
   await settled();
   const txns = await checkChart('top-series');
-  assert.deepEqual(txns.expected.map((e) => e.label).sort(), ['WebTransaction/Custom/error', 'WebTransaction/Custom/fast', 'WebTransaction/Custom/frustrating', 'WebTransaction/Custom/tolerating']);
+  assert.deepEqual(txns.expected.map((e) => e.label).sort(), ['WebTransaction/Custom/error', 'WebTransaction/Custom/exception', 'WebTransaction/Custom/fast', 'WebTransaction/Custom/frustrating', 'WebTransaction/Custom/tolerating']);
   await page.screenshot({ path: `${SHOTS}/transactions.png`, fullPage: true });
   await page.locator('[data-testid="table-transactions"] a', { hasText: 'WebTransaction/Custom/fast' }).click();
   await settled();
@@ -289,9 +294,23 @@ test('web UI in Chromium: every chart draws the answer of the NRQL it shows, RES
   await settled();
   await checkChart('error-rate');
   const classes = await checkChart('error-classes');
-  assert.equal(classes.expected.flatMap((e) => e.values).reduce<number>((a, v) => a + (v ?? 0), 0), count('error'), 'every failed request is one error');
+  assert.equal(classes.expected.flatMap((e) => e.values).reduce<number>((a, v) => a + (v ?? 0), 0), reportedErrors, 'the errors the agent reports');
   const recent = await page.$$eval('[data-testid="table-recent-errors"] tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].slice(3).map((td) => td.textContent)));
-  assert.deepEqual(recent, [['WebTransaction/Custom/error'], ['WebTransaction/Custom/error']]);
+  assert.deepEqual(recent.map((r) => r[0]).sort(), ['WebTransaction/Custom/error', 'WebTransaction/Custom/error', 'WebTransaction/Custom/exception', 'WebTransaction/Custom/exception']);
+  // The error traces the agent sent, each with its stack trace, as stored.
+  const storedErrors = await ts.server.db.all<Obj>(`SELECT message, error_class, transaction_name, params FROM error_traces WHERE app_id = ${appId} ORDER BY timestamp DESC`);
+  assert.equal(storedErrors.length, reportedErrors);
+  const errorTraces = page.locator('[data-testid="error-trace"]');
+  assert.equal(await errorTraces.count(), storedErrors.length);
+  for (const [i, stored] of storedErrors.entries()) {
+    const trace = errorTraces.nth(i);
+    assert.match((await trace.locator('summary').textContent())!, new RegExp(`${stored.error_class}: ${stored.message} · ${stored.transaction_name}$`));
+    const stack = JSON.parse(stored.params).stack_trace as string[] | undefined;
+    // A noticed exception carries its stack; a bare 500 has none, and the page says so.
+    if (stored.message === 'checkout failed') assert.ok(stack && stack.length > 1 && stack[0] === 'Error: checkout failed', `the stack trace: ${stack}`);
+    await trace.locator('summary').click();
+    assert.equal(await trace.locator('[data-testid="stack-trace"]').textContent(), stack ? stack.join('\n') : 'The agent sent no stack trace.');
+  }
   await page.screenshot({ path: `${SHOTS}/errors.png`, fullPage: true });
 
   await page.goto(`${origin}/ui/apm/${appId}/hosts?${window}#key=${TEST_API_KEY}`);
@@ -300,6 +319,22 @@ test('web UI in Chromium: every chart draws the answer of the NRQL it shows, RES
   assert.deepEqual(hostThroughput.expected[0]!.values, throughput.expected[0]!.values, 'one host: its throughput is the application\'s');
   await checkChart('host-errors');
   await page.screenshot({ path: `${SHOTS}/hosts.png`, fullPage: true });
+  // Transaction traces: the frustrating request (over 4 × Apdex T) sent one; its segment tree as stored.
+  await page.goto(`${origin}/ui/apm/${appId}/traces?${window}#key=${TEST_API_KEY}`);
+  await settled();
+  const storedTraces = await ts.server.db.all<Obj>(`SELECT transaction_name, duration_ms, trace FROM transaction_traces WHERE app_id = ${appId} ORDER BY timestamp DESC`);
+  assert.deepEqual(storedTraces.map((r) => r.transaction_name), ['WebTransaction/Custom/frustrating']);
+  const traceRows = await page.$$eval('[data-testid="transaction-trace"]', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].slice(1, 3).map((td) => td.textContent)));
+  assert.deepEqual(traceRows.map((r) => r[0]), storedTraces.map((r) => r.transaction_name));
+  assert.ok(storedTraces[0]!.duration_ms >= 2100, `the trace lasted ${storedTraces[0]!.duration_ms} ms`);
+  await page.locator('[data-testid="transaction-trace"] button').first().click();
+  // Segments are [start, end, name, params, children, …]: the tree's names in depth-first order.
+  const names: string[] = [];
+  const walk = (seg: any) => { names.push(seg[2]); for (const child of seg[4] ?? []) walk(child); };
+  walk((JSON.parse(storedTraces[0]!.trace) as any[]).find((x) => Array.isArray(x) && typeof x[2] === 'string'));
+  assert.ok(names.length > 1);
+  assert.deepEqual(await page.$$eval('[data-testid="segment"]', (lis) => lis.map((li) => li.getAttribute('data-name'))), names);
+  await page.screenshot({ path: `${SHOTS}/traces.png`, fullPage: true });
   for (const tab of ['databases', 'externals', 'deployments']) {
     await page.goto(`${origin}/ui/apm/${appId}/${tab}?${window}#key=${TEST_API_KEY}`);
     await settled();
@@ -376,6 +411,24 @@ test('/ui/ routes: one page under a strict CSP, hashed assets as immutable, noth
   assert.equal(scripts.length, 1);
   const js = await ts.server.api.inject({ method: 'GET', url: scripts[0]!, headers: { 'accept-encoding': 'gzip' } });
   assert.deepEqual([js.statusCode, js.headers['content-encoding'], js.headers['cache-control']], [200, 'gzip', 'public, max-age=31536000, immutable']);
+  // The traces route: a user key, an application of its account, a known kind and a window.
+  const traces = async (url: string, key: string | null = TEST_API_KEY) => {
+    const res = await ts.server.api.inject({ method: 'GET', url, headers: key ? { 'api-key': key } : {} });
+    return [res.statusCode, res.json()];
+  };
+  const { appId } = await connectApp(ts, 'traces-route');
+  assert.deepEqual(await traces(`/timeslice/v1/applications/${appId}/traces.json?kind=error`), [200, { traces: [] }]);
+  assert.deepEqual(await traces(`/timeslice/v1/applications/${appId}/traces.json`, null), [401, { error: { title: 'No API key specified; send a user API key in the Api-Key header' } }]);
+  assert.deepEqual(await traces(`/timeslice/v1/applications/${appId}/traces.json`, 'NRAK-WRONG'), [401, { error: { title: 'Invalid API key' } }]);
+  assert.deepEqual(await traces(`/timeslice/v1/applications/${appId + 1}/traces.json`), [404, { error: { title: `No application with id '${appId + 1}'` } }]);
+  assert.deepEqual(await traces(`/timeslice/v1/applications/x/traces.json`), [404, { error: { title: "No application with id 'x'" } }]);
+  assert.deepEqual(await traces(`/timeslice/v1/applications/${appId}/traces.json?kind=span`), [400, { error: { title: "'kind' must be one of transaction, error, sql" } }]);
+  for (const q of ['from=5&to=5', 'from=abc', 'to=1e3', 'from=99999999999999999'] as const) {
+    assert.deepEqual(await traces(`/timeslice/v1/applications/${appId}/traces.json?${q}`), [400, { error: { title: "'from' and 'to' must be epoch milliseconds with from < to" } }], q);
+  }
+  for (const q of ['limit=0', 'limit=101', 'limit=ten'] as const) {
+    assert.deepEqual(await traces(`/timeslice/v1/applications/${appId}/traces.json?${q}`), [400, { error: { title: "'limit' must be from 1 to 100" } }], q);
+  }
   for (const url of ['/ui/assets/nothing.js', '/ui/assets/..%2f..%2fpackage.json', '/ui/assets/index.html']) {
     const res = await ts.server.api.inject({ method: 'GET', url });
     assert.equal(res.statusCode, 404, url);

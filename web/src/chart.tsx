@@ -93,6 +93,9 @@ export function Chart(props: ChartProps) {
         drawn.push(s.values.map((v, i) => (running[i] = running[i]! + (v ?? 0))));
       } else drawn.push(s.values);
     }
+    // Each stacked band fills down to the band below it (uPlot bands), the first one to zero.
+    const stackedIdx = data.series.map((s, i) => (kind === 'stacked' && !overlay.has(s.label) && !s.previous ? i + 1 : 0)).filter((i) => i > 0);
+    const bands = stackedIdx.slice(1).map((idx, k) => ({ series: [idx, stackedIdx[k]!] as [number, number] }));
     const width = Math.max(280, el.clientWidth);
     const opts: uPlot.Options = {
       width,
@@ -122,6 +125,7 @@ export function Chart(props: ChartProps) {
           };
         }),
       ],
+      ...(bands.length > 0 ? { bands } : {}),
       cursor: { drag: { x: true, y: false, setScale: false } },
       hooks: {
         setSelect: [(u) => {

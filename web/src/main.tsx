@@ -11,6 +11,7 @@ import { AppShell } from './pages/app-shell.js';
 import { SummaryPage } from './pages/summary.js';
 import { DatabasesPage, DeploymentsPage, ErrorsPage, ExternalsPage, HostsPage, TransactionsPage } from './pages/detail-pages.js';
 import { ConsolePage } from './pages/console.js';
+import { TracesPage } from './pages/traces.js';
 
 takeKeyFromFragment();
 
@@ -65,6 +66,7 @@ function Shell() {
           <Route path="/apm/:appId/databases">{() => <AppRoute page={(app) => <DatabasesPage app={app} />} />}</Route>
           <Route path="/apm/:appId/externals">{() => <AppRoute page={(app) => <ExternalsPage app={app} />} />}</Route>
           <Route path="/apm/:appId/errors">{() => <AppRoute page={(app) => <ErrorsPage app={app} />} />}</Route>
+          <Route path="/apm/:appId/traces">{() => <AppRoute page={(app) => <TracesPage app={app} />} />}</Route>
           <Route path="/apm/:appId/hosts">{() => <AppRoute page={(app) => <HostsPage app={app} />} />}</Route>
           <Route path="/apm/:appId/deployments">{() => <AppRoute page={(app) => <DeploymentsPage app={app} />} />}</Route>
           <Route><main><div className="empty">No page here. <Link href="/apm">APM applications</Link></div></main></Route>

@@ -15,7 +15,7 @@ export interface AppInfo {
 }
 
 const TABS: readonly [string, string][] = [['', 'Summary'], ['/transactions', 'Transactions'], ['/databases', 'Databases'], ['/externals', 'External services'],
-  ['/errors', 'Errors'], ['/hosts', 'Hosts'], ['/deployments', 'Deployments']];
+  ['/errors', 'Errors'], ['/traces', 'Traces'], ['/hosts', 'Hosts'], ['/deployments', 'Deployments']];
 
 export function useApp(appId: number) {
   return useQuery({ queryKey: ['rest', 'app', appId], queryFn: () => restGet(`/v2/applications/${appId}.json`).then((b) => b.application as AppInfo) });

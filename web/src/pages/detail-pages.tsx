@@ -5,6 +5,7 @@ import * as Q from '../queries.js';
 import { cellText, ErrorState, NrqlChart, NrqlTable, RowsTable, useUrlParams, useWindow } from '../ui.js';
 import type { AppInfo } from './app-shell.js';
 import { useDeploymentMarkers } from './summary.js';
+import { ErrorTraces } from './traces.js';
 
 const txType = (params: URLSearchParams): Q.TxType => (params.get('type') === 'other' ? 'other' : 'web');
 
@@ -88,6 +89,7 @@ export function ErrorsPage(props: { readonly app: AppInfo }) {
       <NrqlTable id="recent-errors" title="Recent errors" nrql={Q.recentErrors(app.name, window)} empty="No errors in this time range."
         columns={[{ key: 'timestamp', render: (r) => new Date(Number(r.timestamp)).toISOString() }, { key: 'error.class', label: 'Class' },
           { key: 'error.message', label: 'Message' }, { key: 'transactionName', label: 'Transaction' }]} />
+      <ErrorTraces appId={app.id} />
     </>
   );
 }
