@@ -49,8 +49,13 @@ export function NoApps() {
   return (
     <div className="empty" data-testid="no-apps">
       <p>No application has reported yet. Point a New Relic agent at this service:</p>
-      <pre>{`NEW_RELIC_HOST=${location.hostname}\nNEW_RELIC_PORT=<the collector port timeslice serve printed>\nNEW_RELIC_LICENSE_KEY=<the license key timeslice serve printed>\nNODE_EXTRA_CA_CERTS=<its certificate, as printed>`}</pre>
+      <NoAgentHint />
       <p>or run <code>timeslice demo</code> for a sample application.</p>
     </div>
   );
+}
+
+/** The settings an agent needs to report here (timeslice serve prints them with their values). */
+export function NoAgentHint() {
+  return <pre>{`NEW_RELIC_HOST=${location.hostname}\nNEW_RELIC_PORT=<the collector port timeslice serve printed>\nNEW_RELIC_LICENSE_KEY=<the license key timeslice serve printed>\nNODE_EXTRA_CA_CERTS=<its certificate, as printed>`}</pre>;
 }

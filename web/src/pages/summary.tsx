@@ -6,6 +6,7 @@ import type { Marker } from '../chart.js';
 import * as Q from '../queries.js';
 import { cellText, NrqlChart, NrqlTable, useAccountId, useNrql, useUrlParams, useWindow } from '../ui.js';
 import type { AppInfo } from './app-shell.js';
+import { NoAgentHint } from './apps.js';
 
 /** Deployments in the window, as chart markers (S7). */
 export function useDeploymentMarkers(appId: number): readonly Marker[] {
@@ -38,7 +39,7 @@ export function SummaryPage(props: { readonly app: AppInfo }) {
         ) : null}
         <ApdexSetting app={app} />
       </div>
-      {app.reporting === false && !app.application_summary ? <div className="empty">This application has not reported recently. Check that its agent points here (see the APM applications page).</div> : null}
+      {app.reporting === false ? <div className="empty" data-testid="not-reporting">{app.name} has not reported in the last 10 minutes. If its agent should be running, check that it points here:<NoAgentHint /></div> : null}
       <div className="grid">
         <NrqlChart id="time" title={type === 'web' ? 'Web transactions time (ms)' : 'Non-web transactions time (ms)'} kind={compare ? 'line' : 'stacked'} unit="ms"
           overlay={['Response time']} nrql={Q.transactionTime(app.id, type, app.language, window, compare)} markers={markers}
