@@ -95,6 +95,8 @@ const BENCHES: Record<string, (flags: Flags) => Promise<unknown>> = {
     console.log(formatWebUiResult(result));
     return result;
   },
+  starvation: async (flags) => (await import('./starvation.js')).starvationBench(flags.values),
+  durability: async (flags) => (await import('./durability.js')).durabilityBench(flags.values),
   'rest-limits': async () => {
     const { formatRestLimitsResult, runRestLimits } = await import('./rest-limits.js');
     const result = await runRestLimits();
