@@ -155,7 +155,12 @@ test('web UI in Chromium: every chart draws the answer of the NRQL it shows, RES
     } else {
       x = rows.map((r) => r.beginTimeSeconds);
       const columns = Object.keys(rows[0]!).filter((k) => k !== 'beginTimeSeconds' && k !== 'endTimeSeconds');
-      expected = columns.map((c) => ({ label: c, values: rows.map((r) => num(r[c])) }));
+      // percentile(x, 50, 95, 99) answers one object per bucket: drawn as one series per percentile.
+      expected = columns.flatMap((c) => {
+        const cell = rows.find((r) => r[c] !== null)?.[c];
+        if (cell && typeof cell === 'object' && !('score' in cell)) return Object.keys(cell).map((k) => ({ label: `${c} ${k}`, values: rows.map((r) => num(r[c][k])) }));
+        return [{ label: c, values: rows.map((r) => num(r[c])) }];
+      });
     }
     assert.deepEqual(labels, expected.map((e) => e.label), `${id}: series`);
     assert.deepEqual(data[0], x, `${id}: time grid`);
@@ -290,6 +295,10 @@ test('web UI in Chromium: every chart draws the answer of the NRQL it shows, RES
   await page.locator('[data-testid="table-transactions"] a', { hasText: 'WebTransaction/Custom/fast' }).click();
   await settled();
   assert.equal(await page.locator('[data-testid="transaction-name"]').textContent(), 'WebTransaction/Custom/fast');
+  assert.equal(new URL(page.url()).searchParams.get('from'), String(from), 'the link keeps the time range');
+  const pct = await checkChart('percentiles');
+  assert.deepEqual(pct.expected.map((e) => e.label), ['percentile.duration 50', 'percentile.duration 95', 'percentile.duration 99', 'count']);
+  assert.equal(pct.expected[3]!.values.reduce<number>((a, v) => a + (v ?? 0), 0), count('fast'), 'one sampled event per fast request');
   await page.screenshot({ path: `${SHOTS}/transaction-detail.png`, fullPage: true });
 
   await page.goto(`${origin}/ui/apm/${appId}/errors?${window}#key=${TEST_API_KEY}`);

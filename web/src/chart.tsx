@@ -45,9 +45,17 @@ export function toSeries(result: NrqlResult): SeriesData {
   }
   const x = current.map((r) => r.beginTimeSeconds as number);
   const columns = current[0] ? Object.keys(current[0]).filter((k) => !META.has(k)) : [];
-  const series: SeriesData['series'][number][] = columns.map((c) => ({ label: c, values: current.map((r) => cellNumber(r[c])) }));
+  // A multi-valued cell (percentile(duration, 50, 95, 99)) is one series per key; Apdex cells are one (their score).
+  const parts = (rows: Record<string, any>[], c: string): { label: string; values: (number | null)[] }[] => {
+    const sample = rows.find((r) => r[c] !== null && r[c] !== undefined)?.[c];
+    if (sample && typeof sample === 'object' && !('score' in sample)) {
+      return Object.keys(sample).map((k) => ({ label: `${c} ${k}`, values: rows.map((r) => cellNumber(r[c]?.[k])) }));
+    }
+    return [{ label: c, values: rows.map((r) => cellNumber(r[c])) }];
+  };
+  const series: SeriesData['series'][number][] = columns.flatMap((c) => parts(current, c));
   if (previous.length === current.length) {
-    for (const c of columns) series.push({ label: `${c} (previous)`, values: previous.map((r) => cellNumber(r[c])), previous: true });
+    for (const c of columns) for (const p of parts(previous, c)) series.push({ label: `${p.label} (previous)`, values: p.values, previous: true });
   }
   return { x, series };
 }
@@ -138,7 +146,6 @@ export function Chart(props: ChartProps) {
         draw: [(u) => placeMarkers(u, props.markers ?? [])],
       },
     };
-    // Bands stacked later must be drawn first so the lower ones stay visible.
     const plot = new uPlot(opts, [data.x, ...drawn] as uPlot.AlignedData, el);
     (el as unknown as { __uplot: uPlot }).__uplot = plot;
     const resize = new ResizeObserver(() => plot.setSize({ width: Math.max(280, el.clientWidth), height: 220 }));

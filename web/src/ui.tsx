@@ -22,6 +22,14 @@ export function useUrlParams(): [URLSearchParams, (changes: Record<string, strin
   return [params, set];
 }
 
+/** The time range of the current URL as query parameters, for links that keep it. */
+export function useTimeParams(): string {
+  const [params] = useUrlParams();
+  const kept = new URLSearchParams();
+  for (const k of ['since', 'from', 'to']) if (params.has(k)) kept.set(k, params.get(k)!);
+  return kept.toString();
+}
+
 /** The start of the current minute, moving on each minute so relative windows roll. */
 export function useNowMinute(): number {
   const [now, setNow] = useState(() => floorMinute(Date.now()));
@@ -46,7 +54,7 @@ export function useNrql(nrql: string | null) {
 
 /** One time picker for every page: presets, a custom range, since the last deployment. */
 export function TimePicker(props: { readonly lastDeploymentMs?: number | null }) {
-  const [params, set] = useUrlParams();
+  const [, set] = useUrlParams();
   const { range, window } = useWindow();
   const [custom, setCustom] = useState(false);
   const [from, setFrom] = useState('');
@@ -92,7 +100,6 @@ export function TimePicker(props: { readonly lastDeploymentMs?: number | null })
         </form>
       ) : null}
       <span className="window" data-testid="window">{formatTime(window.from)} – {formatTime(window.to)}</span>
-      {params.has('from') ? null : null}
     </div>
   );
 }

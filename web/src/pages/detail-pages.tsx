@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { Link } from 'wouter';
 import { restGet } from '../api.js';
 import * as Q from '../queries.js';
-import { cellText, ErrorState, NrqlChart, NrqlTable, RowsTable, useUrlParams, useWindow } from '../ui.js';
+import { cellText, ErrorState, NrqlChart, NrqlTable, RowsTable, useTimeParams, useUrlParams, useWindow } from '../ui.js';
 import type { AppInfo } from './app-shell.js';
 import { useDeploymentMarkers } from './summary.js';
 import { ErrorTraces } from './traces.js';
@@ -16,12 +16,13 @@ export function TransactionsPage(props: { readonly app: AppInfo }) {
   const type = txType(params);
   const name = params.get('name');
   const markers = useDeploymentMarkers(app.id);
+  const time = useTimeParams();
   return (
     <>
       <div className="controls">
         <label>Type <select value={type} onChange={(e: any) => set({ type: e.target.value === 'other' ? 'other' : null, name: null })}>
           <option value="web">Web</option><option value="other">Non-web</option></select></label>
-        {name ? <Link href={`/apm/${app.id}/transactions`}>All transactions</Link> : null}
+        {name ? <Link href={`/apm/${app.id}/transactions${time ? `?${time}` : ''}`}>All transactions</Link> : null}
       </div>
       {name ? (
         <>
@@ -30,14 +31,15 @@ export function TransactionsPage(props: { readonly app: AppInfo }) {
             <NrqlTable id="breakdown" title="Breakdown (segments in this transaction)" nrql={Q.breakdown(app.id, name, window)} columns={[
               { key: 'facet', label: 'Segment' }, { key: 'Avg exclusive (ms)' }, { key: 'Total (ms)' }, { key: 'Calls' }]}
               empty="No segment metrics were reported for this transaction in this time range." />
-            <NrqlChart id="percentiles" title="Duration percentiles (s, from sampled transactions)" kind="line" unit="s" nrql={Q.percentiles(app.name, name, window)} markers={markers} />
+            <NrqlChart id="percentiles" title="Duration percentiles (s, from sampled transactions)" kind="line" unit="s" nrql={Q.percentiles(app.name, name, window)} markers={markers}
+              rightAxis={{ series: ['count'], label: 'count' }} />
           </div>
         </>
       ) : (
         <>
           <NrqlChart id="top-series" title="Top 5 transactions by time consumed (ms)" kind="area" unit="ms" nrql={Q.topTransactionsSeries(app.id, type, window)} markers={markers} />
           <NrqlTable id="transactions" title="Transactions" nrql={Q.transactionTable(app.id, type, window)} columns={[
-            { key: 'facet', label: 'Transaction', render: (r) => <Link href={`/apm/${app.id}/transactions?name=${encodeURIComponent(r.facet)}`}>{r.facet}</Link> },
+            { key: 'facet', label: 'Transaction', render: (r) => <Link href={`/apm/${app.id}/transactions?name=${encodeURIComponent(r.facet)}${time ? `&${time}` : ''}`}>{r.facet}</Link> },
             { key: 'Count' }, { key: 'Avg (ms)' }, { key: 'SD (ms)' }, { key: 'Min (ms)' }, { key: 'Max (ms)' }, { key: 'Total (ms)' }]} />
         </>
       )}

@@ -4,7 +4,7 @@ import { Link } from 'wouter';
 import { graphql } from '../api.js';
 import type { Marker } from '../chart.js';
 import * as Q from '../queries.js';
-import { cellText, NrqlChart, NrqlTable, useAccountId, useNrql, useUrlParams, useWindow } from '../ui.js';
+import { cellText, NrqlChart, NrqlTable, useAccountId, useNrql, useTimeParams, useUrlParams, useWindow } from '../ui.js';
 import type { AppInfo } from './app-shell.js';
 import { NoAgentHint } from './apps.js';
 
@@ -28,6 +28,7 @@ export function SummaryPage(props: { readonly app: AppInfo }) {
   const compare: Q.Compare = range.kind === 'relative' && (params.get('compare') === '1d' || params.get('compare') === '1w') ? params.get('compare') as Q.Compare : '';
   const markers = useDeploymentMarkers(app.id);
   const language = Q.languageLabel(app.language);
+  const time = useTimeParams();
   return (
     <>
       <div className="controls">
@@ -51,7 +52,7 @@ export function SummaryPage(props: { readonly app: AppInfo }) {
       </div>
       <div className="grid">
         <NrqlTable id="top" title="Top 5 transactions by time consumed" nrql={Q.topTransactions(app.id, type, window)} columns={[
-          { key: 'facet', label: 'Transaction', render: (r) => <Link href={`/apm/${app.id}/transactions?name=${encodeURIComponent(r.facet)}`}>{r.facet}</Link> },
+          { key: 'facet', label: 'Transaction', render: (r) => <Link href={`/apm/${app.id}/transactions?name=${encodeURIComponent(r.facet)}${time ? `&${time}` : ''}`}>{r.facet}</Link> },
           { key: 'Time consumed (ms)' }, { key: 'Avg (ms)' }, { key: 'rpm' }]} />
         <NrqlTable id="hosts" title="Hosts" nrql={Q.hosts(app.id, window)} columns={[
           { key: 'facet', label: 'Host' }, { key: 'Apdex', render: (r) => cellText(r.Apdex?.score ?? null) }, { key: 'Response time (ms)' }, { key: 'Throughput (rpm)' },
