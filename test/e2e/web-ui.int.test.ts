@@ -275,6 +275,23 @@ test('web UI in Chromium: every chart draws the answer of the NRQL it shows, RES
   assert.equal(Number(m[2]) - Number(m[1]), 60 * MINUTE_MS);
   assert.equal(Number(m[2]), floorMinute(Date.now()));
   await checkChart('apdex');
+  // Compare with yesterday (offered for ranges ending now): the previous day's series, dashed, from the same query.
+  await page.selectOption('[data-testid="compare"]', '1d');
+  await page.waitForFunction(() => new URLSearchParams(location.search).get('compare') === '1d');
+  await settled();
+  const compared = await shownQuery('throughput');
+  assert.ok(compared.endsWith(' COMPARE WITH 1 day ago') && sentNrql.includes(compared), compared);
+  const previousRows = ((await nrql(compared)).results as Obj[]).filter((r) => r.comparison === 'previous');
+  const withPrevious = await drawn('throughput');
+  assert.deepEqual(withPrevious.labels, ['Web throughput', 'Web throughput (previous)']);
+  assert.deepEqual(withPrevious.data[2], previousRows.map((r) => r['Web throughput']));
+  // Since the last deployment: from its minute to now.
+  await page.selectOption('[data-testid="time-picker"]', 'deploy');
+  await page.waitForFunction(() => new URLSearchParams(location.search).has('from'));
+  assert.equal(Number(new URL(page.url()).searchParams.get('from')), floorMinute(event!.timestamp));
+  await settled();
+  await page.goBack();
+  await page.goBack();
   await page.goBack();
   await page.waitForFunction((w) => location.search === `?${w}`, `from=${zf}&to=${zt}`);
 

@@ -73,7 +73,9 @@ export function TimePicker(props: { readonly lastDeploymentMs?: number | null })
             setCustom(true);
           } else if (v === 'deploy' && props.lastDeploymentMs) {
             setCustom(false);
-            set({ since: null, from: String(floorMinute(props.lastDeploymentMs)), to: String(floorMinute(Date.now())) });
+            const from = floorMinute(props.lastDeploymentMs);
+            // At least the deployment's own minute, even when it is the current one.
+            set({ since: null, from: String(from), to: String(Math.max(floorMinute(Date.now()), from + MINUTE)) });
           } else {
             setCustom(false);
             set({ since: v, from: null, to: null });
