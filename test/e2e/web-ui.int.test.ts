@@ -181,6 +181,19 @@ test('web UI in Chromium: every chart draws the answer of the NRQL it shows, RES
   const row = page.locator(`[data-testid="apps"] tr[data-app="${appId}"]`);
   await row.waitFor();
   assert.equal(await row.locator('a').textContent(), APP);
+  const listed = ((await api('GET', '/v2/applications.json')).applications as Obj[]).find((a) => a.id === appId)!;
+  assert.equal(await row.locator('.health').getAttribute('class'), `health ${listed.health_status}`, 'health colour as REST says');
+  assert.deepEqual(await row.locator('td').evaluateAll((tds) => tds.slice(1).map((td) => td.textContent)),
+    ['response_time', 'throughput', 'error_rate', 'apdex_score'].map((k) => String(listed.application_summary[k])));
+  // Filtering by name asks REST for it; a name nothing matches says so.
+  const filtered = page.waitForRequest((r) => r.url().includes('filter%5Bname%5D=ui-e2') || r.url().includes('filter[name]=ui-e2'));
+  await page.fill('input[aria-label="Filter by name"]', 'ui-e2');
+  await filtered;
+  await row.waitFor();
+  await page.fill('input[aria-label="Filter by name"]', 'no-such-app');
+  await page.getByText('No application name contains “no-such-app”.').waitFor();
+  await page.fill('input[aria-label="Filter by name"]', '');
+  await row.waitFor();
   await page.screenshot({ path: `${SHOTS}/applications.png`, fullPage: true });
 
   // ── Summary over the run's minutes ────────────────────────────────────────────────────────

@@ -203,5 +203,5 @@ export function formatNumber(v: number): string {
   const a = Math.abs(v);
   if (a >= 1000) return v.toLocaleString('en-US', { maximumFractionDigits: 0 });
   if (a >= 1) return v.toLocaleString('en-US', { maximumFractionDigits: 2 });
-  return v.toPrecision(3);
+  return String(Number(v.toPrecision(3)));
 }
