@@ -433,6 +433,19 @@ test('web UI in Chromium: every chart draws the answer of the NRQL it shows, RES
   await page.locator('.apdex-setting [role="status"]', { hasText: 'Saved' }).waitFor();
   assert.equal((await api('GET', `/v2/applications/${appId}.json`)).application.settings.app_apdex_threshold, 0.25);
   await page.locator('[data-testid="chart-apdex"] h3', { hasText: 'Apdex (T = 0.25 s)' }).waitFor();
+  await settled();
+  await page.waitForLoadState('networkidle');
+
+  // Every page at phone width: no sideways scroll of the page itself (wide tables scroll in their own box).
+  await page.setViewportSize({ width: 390, height: 844 });
+  for (const path of ['apm', `apm/${appId}/transactions`, `apm/${appId}/databases`, `apm/${appId}/externals`, `apm/${appId}/errors`,
+    `apm/${appId}/traces`, `apm/${appId}/hosts`, `apm/${appId}/deployments`, `query?nrql=${encodeURIComponent(facet)}`]) {
+    await page.goto(`${origin}/ui/${path}${path.includes('?') ? '&' : '?'}${window}#key=${TEST_API_KEY}`);
+    await page.waitForFunction(() => document.querySelector('main') && !document.querySelector('.loading, [data-state="loading"]'));
+    await page.waitForLoadState('networkidle');
+    assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 390), `no horizontal page scroll at 390 px: /ui/${path}`);
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
 
   // A lost connection: the page says so and retries; once the service answers again, the charts draw.
   outage = true;
