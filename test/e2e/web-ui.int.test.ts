@@ -234,7 +234,7 @@ test('web UI in Chromium: every chart draws the answer of the NRQL it shows, RES
   const marker = page.locator('[data-testid="chart-throughput"] [data-testid="deployment-marker"]');
   assert.equal(await marker.count(), 1);
   // REST shows the second; the event keeps the millisecond.
-  const [event] = (await nrql(`FROM ChangeTrackingEvent SELECT timestamp, version WHERE appId = ${appId} SINCE ${from} UNTIL ${to}`)).results as Obj[];
+  const [event] = (await nrql(`FROM Deployment SELECT timestamp, version WHERE appId = ${appId} SINCE ${from} UNTIL ${to}`)).results as Obj[];
   assert.equal(event!.version, 'v2.4.1');
   assert.equal(Math.floor(event!.timestamp / 1000) * 1000, deployedMs);
   assert.equal(Number(await marker.getAttribute('data-time')), event!.timestamp);

@@ -110,7 +110,9 @@ export function hosts(app: number, w: Window): string {
 
 /** S7: deployments in the window (markers and the list). */
 export function deployments(app: number, w: Window): string {
-  return `FROM ChangeTrackingEvent SELECT timestamp, version, user, description, changelog, deploymentId WHERE category = 'Deployment' AND appId = ${app} ${windowClause(w)} LIMIT 100`;
+  // Deployments are Deployment events (REST v2, deployments.xml, changeTrackingCreateDeployment) or
+  // ChangeTrackingEvents of category Deployment (changeTrackingCreateEvent): the spec's listing reads both.
+  return `FROM ChangeTrackingEvent, Deployment SELECT timestamp, version, user, description, changelog, deploymentId WHERE (eventType() = 'Deployment' OR category = 'Deployment') AND appId = ${app} ${windowClause(w)} LIMIT 100`;
 }
 
 /** Databases: the top operations by time, and the datastore response time and throughput. */
