@@ -48,7 +48,7 @@ export function collectorDeploymentsPlugin(deps: DeploymentRouteDeps & Omit<Rest
 
 /**
  * `GET|POST /v2/applications/{id}/deployments` and `DELETE /v2/applications/{id}/deployments/{deploymentId}`,
- * JSON and XML. A deployment is a `ChangeTrackingEvent` (store/deployments.ts); DELETE hides it
+ * JSON and XML. A deployment is a `Deployment` event (store/deployments.ts); DELETE hides it
  * from this list and leaves the event.
  */
 export function registerDeploymentRoutes(app: FastifyInstance, deps: DeploymentRouteDeps): void {

@@ -38,7 +38,7 @@ describe('successorOf', () => {
     assert.match(successorOf('REST v2', 'GET', '/v2/applications/{id}/metrics/data.json'), /FROM Metric/);
     assert.match(successorOf('REST v2', 'GET', '/v2/applications/{id}/hosts/{hostId}/metrics/data.json'), /FROM Metric/);
     assert.match(successorOf('REST v2', 'GET', '/v2/applications/{id}/hosts.json'), /FROM Transaction WHERE appId = <id> FACET host/);
-    assert.match(successorOf('REST v2', 'GET', '/v2/applications/{id}/deployments.json'), /FROM ChangeTrackingEvent WHERE category = 'Deployment'/);
+    assert.match(successorOf('REST v2', 'GET', '/v2/applications/{id}/deployments.json'), /FROM ChangeTrackingEvent, Deployment WHERE \(eventType\(\) = 'Deployment' OR/);
     assert.match(successorOf('REST v2', 'POST', '/v2/applications/{id}/deployments.json'), /changeTrackingCreateEvent/);
     assert.match(successorOf('REST v2', 'DELETE', '/v2/applications/{id}/deployments/{deploymentId}.json'), /immutable/);
     assert.match(successorOf('REST v2', 'POST', '/v2/mobile_applications.json'), /agentApplicationCreateMobile/);

@@ -69,7 +69,7 @@ const SUCCESSORS: readonly (readonly [RegExp, Readonly<Record<string, string>>])
     '*': 'actor { entitySearch(query: "domain = \'APM\' AND type = \'APPLICATION\'") { results { entities { guid name } nextCursor } } }',
   }],
   [/^\/v2\/applications\/[^/]+\/deployments(\/[^/]+)?$/, {
-    GET: NRQL("SELECT * FROM ChangeTrackingEvent WHERE category = 'Deployment' AND entity.guid = '<guid>' SINCE 1 WEEK AGO LIMIT 100"),
+    GET: NRQL("SELECT * FROM ChangeTrackingEvent, Deployment WHERE (eventType() = 'Deployment' OR (eventType() = 'ChangeTrackingEvent' AND category = 'Deployment')) AND entity.guid = '<guid>' SINCE 1 WEEK AGO LIMIT 100"),
     POST: 'mutation changeTrackingCreateEvent(changeTrackingEvent: {categoryAndTypeData: {kind: {category: "deployment", type: "basic"}, categoryFields: {deployment: {version}}}, entitySearch: {query: "domainId = \'<id>\' AND domain = \'APM\'"}})',
     DELETE: 'nothing: change tracking events are immutable in the graph API, so a deployment cannot be deleted',
   }],
