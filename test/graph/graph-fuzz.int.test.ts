@@ -187,7 +187,7 @@ async function graphState(key: string, accountId: number, guids: readonly string
     }
     entitySearch(query: $q) { count types { domain type count } results { entities { guid name } } }
     account(id: $a) { name
-      events: nrql(query: "SELECT count(*), uniqueCount(changeTrackingId) FROM ChangeTrackingEvent, Mobile, PageView FACET eventType() ${CHANGE_WINDOW} LIMIT MAX") { results }
+      events: nrql(query: "SELECT count(*), uniqueCount(changeTrackingId) FROM ChangeTrackingEvent, Deployment, Mobile, PageView FACET eventType() ${CHANGE_WINDOW} LIMIT MAX") { results }
       calls: nrql(query: "SELECT count(newrelic.timeslice.value) FROM Metric FACET appName, metricTimesliceName SINCE ${nrqlTime(0)} UNTIL ${nrqlTime(30)} LIMIT MAX") { results } }
   } }`, { g: guids, a: accountId, q: `accountId = ${accountId}` }, { key });
 }
@@ -214,7 +214,7 @@ function acrossRestart(state: unknown): unknown {
 /** Account 2's change tracking events as NRQL reads them, by id. */
 async function changeEvents(): Promise<Map<string, Record<string, unknown>>> {
   const data = await graphData(ts, 'query($a: Int!, $q: Nrql!) { actor { account(id: $a) { nrql(query: $q) { results } } } }',
-    { a: accountB, q: `SELECT * FROM ChangeTrackingEvent ${CHANGE_WINDOW} LIMIT MAX` }, { key: keyB });
+    { a: accountB, q: `SELECT * FROM ChangeTrackingEvent, Deployment ${CHANGE_WINDOW} LIMIT MAX` }, { key: keyB });
   return new Map((data.actor.account.nrql.results as Record<string, unknown>[]).map((row) => [String(row.changeTrackingId), row]));
 }
 
@@ -276,7 +276,7 @@ function storedEventProblems(sent: readonly { field: string; attributes: Record<
 }
 
 async function changeEventCount(key: string, accountId: number): Promise<number> {
-  const data = await graphData(ts, `{ actor { account(id: ${accountId}) { nrql(query: "SELECT uniqueCount(changeTrackingId) AS n FROM ChangeTrackingEvent ${CHANGE_WINDOW}") { results } } } }`, undefined, { key });
+  const data = await graphData(ts, `{ actor { account(id: ${accountId}) { nrql(query: "SELECT uniqueCount(changeTrackingId) AS n FROM ChangeTrackingEvent, Deployment ${CHANGE_WINDOW}") { results } } } }`, undefined, { key });
   return data.actor.account.nrql.results[0].n;
 }
 
