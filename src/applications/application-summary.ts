@@ -1,5 +1,5 @@
 import { restValueOf, type RestValue } from '../domain/aggregate/rest-values.js';
-import { lowerTimesliceFunction } from '../domain/aggregate/timeslice-function.js';
+import { formula } from '../nrql/formula.js';
 import { AggregateSet, type AggregatePlan, type TimeWindow } from '../plan/aggregate-plan.js';
 import { and, evaluateOutput, field, isIn, eq, type OutputExpr, type Predicate } from '../plan/expressions.js';
 import type { Application, Catalog, Host, Instance } from '../store/catalog.js';
@@ -251,7 +251,7 @@ async function readWindow(
     let index = outputOf.get(value);
     if (index === undefined) {
       index = outputs.length;
-      outputs.push({ name: value.name, expr: lowerTimesliceFunction(value.fn, set) });
+      outputs.push({ name: value.name, expr: formula(value.nrql).lower(set) });
       outputOf.set(value, index);
     }
     outputIndex.set(`${metric}:${valueName}`, index);

@@ -1,6 +1,6 @@
 import { AggregateSet, type AggregateAdder, type Buckets, type PlanSource, type RowOrder, type TimeWindow } from '../plan/aggregate-plan.js';
 import { and, assertNever, field, out, rowArith, type AggregateCall, type Literal, type OutputExpr, type Predicate, type RowExpr, type ValueType } from '../plan/expressions.js';
-import { TIMESLICE_VALUE, TIMESLICE_VALUE_FIELDS, type PointExpr, type TimesliceValueField } from '../domain/aggregate/timeslice-function.js';
+import { TIMESLICE_VALUE, TIMESLICE_VALUE_FIELDS, type TimesliceValueField } from '../domain/aggregate/timeslice-value.js';
 import { EVENT_ID_FIELDS, eventBranch } from '../sql/sources.js';
 import type { Condition, Expr, FacetItem, Query, SelectQuery, Span } from './ast.js';
 import type { DictionaryName, NrqlDictionaries } from './dictionaries.js';
@@ -145,11 +145,32 @@ export function analyze(query: Query, ctx: AnalyzeContext): AnalyzedQuery {
   return new SelectAnalyzer(query, ctx).analyze();
 }
 
+/** No names to look up: a formula names no application, host or metric. */
+const NO_DICTIONARIES: NrqlDictionaries = { entries: () => [], decode: () => null, idOf: () => undefined };
+const NO_SPAN: Span = { start: 0, end: 0 };
+
+/** A formula's rows are custom events of several types read at once: `eventType()` is each row's type. */
+export const ALL_CUSTOM_EVENTS = '*';
+
+/**
+ * Lowers one aggregate expression over rows of `eventType` (a formula: a REST value, a summary
+ * number) through the same function table and bindings as a query selecting it. The formula's
+ * rows are chosen by its caller's plan: `apdex(newrelic.timeslice.value)` reads them as they are.
+ */
+export function lowerFormula(expr: Expr, eventType: string, set: AggregateAdder): LoweredAggregate {
+  const query: SelectQuery = { kind: 'select', select: [{ expr, span: NO_SPAN }], from: [{ name: eventType, span: NO_SPAN }], extrapolate: false, span: NO_SPAN };
+  return new SelectAnalyzer(query, { accountIds: [], nowMs: 0, dictionaries: NO_DICTIONARIES }, eventType === ALL_CUSTOM_EVENTS ? 'allCustomEvents' : 'one').formula(expr, set);
+}
+
 class SelectAnalyzer {
   private readonly timeslices: boolean;
   private readonly catalogAttributes: boolean;
 
-  constructor(private readonly query: SelectQuery, private readonly ctx: AnalyzeContext) {
+  private readonly inFormula: boolean;
+
+  /** `formula`: the expression of a formula over one event type, or over every custom event. */
+  constructor(private readonly query: SelectQuery, private readonly ctx: AnalyzeContext, private readonly formulaRows?: 'one' | 'allCustomEvents') {
+    this.inFormula = formulaRows !== undefined;
     const types = dedupe(query.from.map((t) => t.name));
     this.timeslices = types.includes('Metric');
     if (this.timeslices && types.length > 1) {
@@ -295,6 +316,11 @@ class SelectAnalyzer {
     return callsAggregate(expr) || (isConstant(expr) && this.query.select.some((item) => callsAggregate(item.expr)));
   }
 
+  formula(expr: Expr, set: AggregateAdder): LoweredAggregate {
+    if (!this.isAggregate(expr)) throw invalid('a formula is an aggregate expression such as count(*)', expr.span);
+    return this.aggregateExpr(expr, set);
+  }
+
   private aggregateExpr(expr: Expr, set: AggregateAdder): LoweredAggregate {
     switch (expr.kind) {
       case 'number':
@@ -330,13 +356,12 @@ class SelectAnalyzer {
       row: (expr, type) => this.row(expr, type),
       condition: (c) => this.condition(c),
       isTimesliceValue: (expr) => this.timeslices && expr.kind === 'attribute' && METRIC_ATTRIBUTES[expr.name]?.kind === 'value',
-      pointExpr: (expr) => this.pointExpr(expr),
       aggregate: (expr, set) => {
         if (!this.isAggregate(expr) || expr.kind === 'number') throw invalid('expected an aggregate function such as count(*)', expr.span);
         return this.aggregateExpr(expr, set);
       },
       text: (expr) => formatExpr(expr),
-      apdexMetrics: () => this.dictionaryPredicate({ dictionary: 'metricName', idField: 'metricId' }, (name) => APDEX_METRIC.test(name)),
+      ...(this.inFormula ? {} : { apdexMetrics: () => this.dictionaryPredicate({ dictionary: 'metricName', idField: 'metricId' }, (name) => APDEX_METRIC.test(name)) }),
     };
   }
 
@@ -383,21 +408,6 @@ class SelectAnalyzer {
       return own;
     }
     return { kind: 'coalesce', items: [own, fallback] };
-  }
-
-  /** `V['count']`, `getField(V, 'count')`, and arithmetic over such parts and numbers. */
-  private pointExpr(expr: Expr): PointExpr | undefined {
-    const part = this.valuePart(expr);
-    if (part) return { kind: 'part', part };
-    switch (expr.kind) {
-      case 'number': return { kind: 'number', value: expr.value };
-      case 'arithmetic': {
-        const left = this.pointExpr(expr.left);
-        const right = this.pointExpr(expr.right);
-        return left && right ? { kind: 'arith', op: expr.op, left, right } : undefined;
-      }
-      default: return undefined;
-    }
   }
 
   private valuePart(expr: Expr): TimesliceValueField | undefined {
@@ -472,7 +482,9 @@ class SelectAnalyzer {
         if (name === 'eventtype') {
           if (expr.args.length > 0) throw new NrqlError('NRQL_BAD_ARGUMENTS', 'eventType() takes no arguments', expr.span);
           // Text: as a number or a boolean it is null.
-          return { expr: type === 'number' || type === 'boolean' ? { kind: 'literal', value: null } : { kind: 'eventType' } };
+          if (type === 'number' || type === 'boolean') return { expr: { kind: 'literal', value: null } };
+          // Read from every custom event at once, the type is the row's own column.
+          return { expr: this.formulaRows === 'allCustomEvents' ? { kind: 'field', name: 'eventType', type: 'string' } : { kind: 'eventType' } };
         }
         if (name === 'getfield') return { expr: field(this.valuePart(expr)!) };
         if (AGGREGATE_FUNCTIONS.has(name)) throw invalid(`the aggregate ${expr.name}() cannot be used here`, expr.span);

@@ -1,6 +1,6 @@
 import type { AggregatePlan, Buckets, PlanSource, RowsPlan, TimeWindow } from '../plan/aggregate-plan.js';
 import { and, evaluateValue, mergeAggregates, MERGEABLE_AGGREGATES, type Predicate, type RowExpr } from '../plan/expressions.js';
-import { TIMESLICE_VALUE } from '../domain/aggregate/timeslice-function.js';
+import { TIMESLICE_VALUE } from '../domain/aggregate/timeslice-value.js';
 import { rowMapCount } from '../sql/render-plan.js';
 import { AGENT_EVENT_TYPES, EVENT_ID_FIELDS } from '../sql/sources.js';
 import type { PlainValue, PlanExecutor, QueryOptions } from '../store/plan-executor.js';

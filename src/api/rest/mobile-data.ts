@@ -1,8 +1,7 @@
 import type { RestRounding } from '../../domain/aggregate/rest-values.js';
-import { formatDuration } from '../../domain/aggregate/timeslice-function.js';
 import { AggregateSet, bucketsFor, type AggregatePlan, type PlanSource } from '../../plan/aggregate-plan.js';
 import { and, evaluateOutput, literal, out, type OutputExpr, type Predicate, type RowExpr } from '../../plan/expressions.js';
-import { quoteNrqlString } from '../../nrql/literals.js';
+import { formula, formulaQueryText, nrql, type Formula } from '../../nrql/formula.js';
 import type { MobileApplication } from '../../store/mobile-applications.js';
 import type { PlanExecutor } from '../../store/plan-executor.js';
 import { REPORTING_TIMEOUT_MS } from '../../applications/application-summary.js';
@@ -100,16 +99,12 @@ export async function mobileSummaries(
 interface MobileValue {
   readonly name: string;
   readonly rounding: RestRounding;
-  /** Over the metric's one aggregate, its event count. */
-  readonly expr: OutputExpr;
-  readonly nrql: string;
+  /** Over the events of the metric's category. */
+  readonly formula: Formula;
 }
 
-const EVENTS = out.zeroIfNull(out.aggregate(0));
-const CALL_COUNT: MobileValue = { name: 'call_count', rounding: 'exact', expr: EVENTS, nrql: 'count(*)' };
-const CALLS_PER_MINUTE: MobileValue = {
-  name: 'calls_per_minute', rounding: 'threeSignificant', expr: out.arith('/', out.arith('*', EVENTS, out.number(60)), out.groupSeconds), nrql: 'rate(count(*), 1 minute)',
-};
+const CALL_COUNT: MobileValue = { name: 'call_count', rounding: 'exact', formula: formula('count(*)', 'Mobile') };
+const CALLS_PER_MINUTE: MobileValue = { name: 'calls_per_minute', rounding: 'threeSignificant', formula: formula('rate(count(*), 1 minute)', 'Mobile') };
 
 /**
  * The metrics a mobile application has, each the count of one category of its events: New
@@ -156,6 +151,9 @@ export function planMobileMetricData(query: {
   readonly values: readonly string[] | undefined;
   readonly window: MetricDataWindow;
 }): MetricDataPlan {
+  const set = new AggregateSet();
+  // Every metric's events are counted, whether or not a value of it was asked for.
+  set.add({ fn: 'countRows' });
   const outputs: { name: string; expr: OutputExpr }[] = [];
   const outputIndex = new Map<MobileValue, number>();
   const metrics = query.metrics.map((name): MetricOutputs => {
@@ -167,20 +165,23 @@ export function planMobileMetricData(query: {
       let output = outputIndex.get(v);
       if (output === undefined) {
         output = outputs.length;
-        outputs.push({ name: v.name, expr: v.expr });
+        outputs.push({ name: v.name, expr: v.formula.lower(set) });
         outputIndex.set(v, output);
       }
       return { name: v.name, output, rounding: v.rounding };
     });
-    const select = selected.map((v) => `${v.nrql} AS ${v.name}`).join(', ');
-    const timeseries = query.window.summarize ? '' : ` TIMESERIES ${formatDuration(query.window.periodSeconds)}`;
-    const nrql = selected.length === 0
+    const nrqlText = selected.length === 0
       ? undefined
-      : `SELECT ${select} FROM Mobile WHERE appName = ${quoteNrqlString(query.app.name)} AND category = ${quoteNrqlString(metric.category)} SINCE ${query.window.beginMs} UNTIL ${query.window.endMs}${timeseries}`;
-    return { name, id: index, values, nrql };
+      : formulaQueryText({
+        select: selected.map((v) => ({ formula: v.formula, alias: v.name })),
+        from: 'Mobile',
+        where: [nrql.eq('appName', query.app.name), nrql.eq('category', metric.category)],
+        beginMs: query.window.beginMs,
+        endMs: query.window.endMs,
+        ...(query.window.summarize ? {} : { timeseriesSeconds: query.window.periodSeconds }),
+      });
+    return { name, id: index, values, nrql: nrqlText };
   });
-  const set = new AggregateSet();
-  set.add({ fn: 'countRows' });
   const window = { beginMs: query.window.beginMs, endMs: query.window.endMs };
   const categories = query.metrics.map((name) => MOBILE_METRICS.find((m) => m.name === name)!.category);
   const plan: AggregatePlan = {
