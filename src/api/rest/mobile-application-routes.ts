@@ -10,7 +10,8 @@ import { paginate, parsePage } from './link-header.js';
 import { shapeMetricData } from './metric-data/metric-data-shape.js';
 import { MAX_SLICES, METRIC_NAMES_PER_PAGE } from './metric-routes.js';
 import { nrqlHeaders } from './metric-routes.js';
-import { MOBILE_METRICS, mobileMetricNames, mobileSummaries, planMobileMetricData, type MobileSummary } from './mobile-data.js';
+import { mobileHealthStatus, mobileSummaries, type MobileSummary } from '../../applications/summaries/mobile-summary.js';
+import { MOBILE_METRICS, mobileMetricNames, planMobileMetricData } from './mobile-data.js';
 import { threeSignificant } from './number-format.js';
 import { RestError } from './rest-error.js';
 import { ParamError, RestParams } from './rest-params.js';
@@ -125,28 +126,27 @@ function mobileOf(deps: MobileApplicationRouteDeps, request: FastifyRequest, ctx
  * users (distinct `deviceUuid`), launches, interaction time, crashes; the HTTP request figures
  * (throughput, response time, calls per session, failure and error rates) come from request
  * data Timeslice does not take, and are left out. Crashes are never marked resolved, so all
- * are unresolved. Health stands in for a default condition, as for APM applications: red at a
- * crash rate of 10 % or more, orange at 5 %, else green; gray when not reporting.
+ * are unresolved. An average or rate of nothing (no interactions, no launches) shows as 0.
  */
 function mobileObject(mobile: MobileApplication, summary: MobileSummary | undefined): Record<string, unknown> {
   const object: Record<string, unknown> = {
     id: mobile.id,
     name: mobile.name,
-    health_status: !summary ? 'gray' : summary.crashRate >= 10 ? 'red' : summary.crashRate >= 5 ? 'orange' : 'green',
+    health_status: mobileHealthStatus(summary),
     reporting: summary !== undefined,
   };
   if (summary) {
     object.last_reported_at = formatRestTime(summary.lastEventMs);
     object.mobile_summary = {
       active_users: summary.activeUsers,
-      launch_count: summary.launchCount,
-      interaction_time: threeSignificant(summary.interactionTime),
+      launch_count: summary.data.appLaunchCount,
+      interaction_time: threeSignificant(summary.interactionTime ?? 0),
     };
     object.crash_summary = {
       supports_crash_data: true,
-      unresolved_crash_count: summary.crashCount,
-      crash_count: summary.crashCount,
-      crash_rate: threeSignificant(summary.crashRate),
+      unresolved_crash_count: summary.data.crashCount,
+      crash_count: summary.data.crashCount,
+      crash_rate: threeSignificant(summary.data.crashRate ?? 0),
     };
   }
   return object;
