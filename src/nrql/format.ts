@@ -35,7 +35,7 @@ function formatQuery(query: Query): string {
   if (query.kind === 'showEventTypes') {
     return ['SHOW EVENT TYPES', ...timeRange(query.since, query.until)].join(' ');
   }
-  const parts = [`SELECT ${query.select.map((item) => expr(item.expr, COALESCE) + alias(item.alias)).join(', ')}`];
+  const parts = [`SELECT ${query.select.map((item) => selectExpr(item.expr) + alias(item.alias)).join(', ')}`];
   parts.push(`FROM ${query.from.map((t) => formatName(t.name)).join(', ')}`);
   if (query.where) parts.push(`WHERE ${condition(query.where, OR)}`);
   const orderBy = query.orderBy && `ORDER BY ${query.orderBy.map(orderItem).join(', ')}`;
@@ -61,6 +61,22 @@ function formatQuery(query: Query): string {
   if (query.metricFormat !== undefined) parts.push(`WITH METRIC_FORMAT ${quoteNrqlString(query.metricFormat)}`);
   if (query.extrapolate) parts.push('EXTRAPOLATE');
   return parts.join(' ');
+}
+
+/**
+ * Readable texts of SELECT expressions by node. Trees are immutable, and the queries Timeslice
+ * prints for every REST request select the same formula trees over and over.
+ */
+const readableText = new WeakMap<Expr, string>();
+
+function selectExpr(e: Expr): string {
+  if (currentStyle !== 'readable') return expr(e, COALESCE);
+  let text = readableText.get(e);
+  if (text === undefined) {
+    text = expr(e, COALESCE);
+    readableText.set(e, text);
+  }
+  return text;
 }
 
 /**
@@ -90,7 +106,21 @@ export function formatCondition(c: Condition): string {
 
 /** A name in backticks unless it lexes as a plain, unreserved word. */
 export function formatName(name: string): string {
-  return isPlainName(name) ? name : `\`${name.replaceAll('`', '``')}\``;
+  return plainName(name) ? name : `\`${name.replaceAll('`', '``')}\``;
+}
+
+/** `isPlainName`, remembered for the names printed most (event types, attributes, aliases of printed queries). */
+const plainNames = new Map<string, boolean>();
+const PLAIN_NAMES_KEPT = 10_000;
+
+function plainName(name: string): boolean {
+  let plain = plainNames.get(name);
+  if (plain === undefined) {
+    plain = isPlainName(name);
+    if (plainNames.size >= PLAIN_NAMES_KEPT) plainNames.clear();
+    plainNames.set(name, plain);
+  }
+  return plain;
 }
 
 // Binding strength, loosest first: an operand weaker than its context gets parentheses.
@@ -238,7 +268,7 @@ function regex(pattern: string): string {
 
 function alias(label: string | undefined): string {
   if (label === undefined) return '';
-  return ` AS ${currentStyle === 'readable' && isPlainName(label) ? label : quoteNrqlString(label)}`;
+  return ` AS ${currentStyle === 'readable' && plainName(label) ? label : quoteNrqlString(label)}`;
 }
 
 function facetItem(item: FacetItem): string {

@@ -3,7 +3,9 @@ import assert from 'node:assert/strict';
 import { AggregateSet } from '../plan/aggregate-plan.js';
 import { evaluateOutput, mergeAggregates, type AggregateCall, type RowExpr } from '../plan/expressions.js';
 import { formatExpr } from './format.js';
-import { formula, intervalOf, printFormula } from './formula.js';
+import { stripSpans } from './ast.js';
+import { formula, formulaQuery, formulaQueryText, intervalOf, nrql, printFormula } from './formula.js';
+import { parse } from './parser.js';
 
 // Formulas over the timeslice value, written as the spec writes them (V = the value).
 const f = (text: string) => formula(text.replaceAll('V', 'newrelic.timeslice.value'));
@@ -112,4 +114,19 @@ test('durations print in the largest whole unit', () => {
   const print = (seconds: number) => formatExpr({ kind: 'interval', interval: intervalOf(seconds), span: { start: 0, end: 0 } }, 'readable');
   assert.deepEqual([60, 120, 1, 3600, 10800, 259200, 90].map(print),
     ['1 minute', '2 minutes', '1 second', '1 hour', '3 hours', '3 days', '90 seconds']);
+});
+
+test('a printed query reads back as the tree it was printed from', () => {
+  const q = {
+    select: [{ formula: f('count(V)'), alias: 'call_count' }, { formula: f('apdex(V)'), alias: 'a b' }],
+    from: 'Metric',
+    where: [nrql.eq('appId', 7), nrql.eq('host', "o'brien"), nrql.isNull('scope')],
+    beginMs: 1_000_000,
+    endMs: 4_600_000,
+    timeseriesSeconds: 600,
+  };
+  const text = formulaQueryText(q);
+  assert.equal(text, "SELECT count(newrelic.timeslice.value) AS call_count, apdex(newrelic.timeslice.value) AS 'a b' FROM Metric "
+    + "WHERE appId = 7 AND host = 'o\\'brien' AND scope IS NULL SINCE 1000000 UNTIL 4600000 TIMESERIES 10 minutes");
+  assert.deepEqual(stripSpans(parse(text)), stripSpans(formulaQuery(q)));
 });

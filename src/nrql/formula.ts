@@ -1,6 +1,6 @@
 import { AggregateSet, type AggregateAdder } from '../plan/aggregate-plan.js';
 import { TIMESLICE_VALUE } from '../domain/aggregate/timeslice-value.js';
-import { assertNever, type AggregateCall, type OutputExpr } from '../plan/expressions.js';
+import { aggregateKey, assertNever, type AggregateCall, type OutputExpr } from '../plan/expressions.js';
 import { lowerFormula } from './analyze.js';
 import type { Arg, Condition, Expr, Interval, SelectQuery, Span } from './ast.js';
 import { format, formatExpr, formatName } from './format.js';
@@ -22,22 +22,27 @@ export interface Formula {
   lower(set: AggregateAdder): OutputExpr;
 }
 
-const formulas = new Map<string, Formula>();
+/** By event type, then by text: the texts are the tables' constants, so a lookup hashes nothing new. */
+const formulas = new Map<string, Map<string, Formula>>();
 
 /** The formula of `text` over `eventType`, parsed and lowered at its first use and kept. */
 export function formula(text: string, eventType = 'Metric'): Formula {
-  const key = `${eventType}\u0000${text}`;
-  let found = formulas.get(key);
+  let byText = formulas.get(eventType);
+  if (!byText) {
+    byText = new Map();
+    formulas.set(eventType, byText);
+  }
+  let found = byText.get(text);
   if (!found) {
     found = compile(text, eventType);
-    formulas.set(key, found);
+    byText.set(text, found);
   }
   return found;
 }
 
 /** Parsed and lowered at the first use, not at module load. */
 function compile(text: string, eventType: string): Formula {
-  let compiled: { expr: Expr; output: OutputExpr; calls: readonly AggregateCall[] } | undefined;
+  let compiled: { expr: Expr; output: OutputExpr; calls: readonly AggregateCall[]; keys: readonly string[] } | undefined;
   const get = () => {
     if (compiled) return compiled;
     const query = parse(`SELECT ${text} FROM ${formatName(eventType)}`);
@@ -48,7 +53,7 @@ function compile(text: string, eventType: string): Formula {
     const own = new AggregateSet();
     const lowered = lowerFormula(expr, eventType, own).output;
     // An object-valued aggregate (apdex → {score, s, t, f, count}) gives its main number, the first.
-    compiled = { expr, output: lowered.kind === 'object' ? lowered.entries[0]![1] : lowered, calls: own.all };
+    compiled = { expr, output: lowered.kind === 'object' ? lowered.entries[0]![1] : lowered, calls: own.all, keys: own.all.map(aggregateKey) };
     return compiled;
   };
   return {
@@ -58,8 +63,8 @@ function compile(text: string, eventType: string): Formula {
       return get().expr;
     },
     lower(set) {
-      const { output, calls } = get();
-      return reindex(output, calls.map((call) => set.add(call)));
+      const { output, calls, keys } = get();
+      return reindex(output, calls.map((call, i) => set.add(call, keys[i])));
     },
   };
 }
