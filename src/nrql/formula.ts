@@ -124,6 +124,22 @@ export function formulaQuery(q: FormulaQuery): SelectQuery {
   };
 }
 
+/** `SELECT * FROM <from> WHERE … SINCE … UNTIL … LIMIT …`, as a tree (event listings Timeslice reads through NRQL). */
+export function listingQuery(q: { readonly from: string; readonly where: readonly Condition[]; readonly beginMs: number; readonly endMs: number; readonly limit: number }): SelectQuery {
+  const where = nrql.and(q.where);
+  return {
+    kind: 'select',
+    select: [{ expr: { kind: 'star', span: NO_SPAN }, span: NO_SPAN }],
+    from: [{ name: q.from, span: NO_SPAN }],
+    ...(where ? { where } : {}),
+    since: { kind: 'epochMs', ms: q.beginMs, span: NO_SPAN },
+    until: { kind: 'epochMs', ms: q.endMs, span: NO_SPAN },
+    limit: q.limit,
+    extrapolate: false,
+    span: NO_SPAN,
+  };
+}
+
 /** The text people run: `format` in its readable style. */
 export function formulaQueryText(q: FormulaQuery): string {
   return format(formulaQuery(q), 'readable');
