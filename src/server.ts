@@ -11,6 +11,8 @@ import type { ServeConfig } from './config.js';
 import { inlineDecoder, WorkerDecoderPool, type AgentDecoder } from './ingest/agent/agent-decoder.js';
 import { buildCollector } from './ingest/agent/collector.js';
 import { eventApiPlugin } from './ingest/event-api/event-api.js';
+import { storeDictionaries } from './nrql/dictionaries.js';
+import { NrqlEngine } from './nrql/nrql-engine.js';
 import { ensureCollectorCertificate } from './security/tls.js';
 import { BatchWriter } from './store/batch-writer.js';
 import { Catalog, type CreatedKeys } from './store/catalog.js';
@@ -91,15 +93,17 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
     });
     // Deployments v0 and the Event API answer on the collector too (their docs' host names may point either way).
     const deployments = new Deployments(db, writer, clock);
+    executor = new DuckDbPlanExecutor(db);
+    // REST's deployment reads on the collector port go through NRQL too.
+    const nrql = new NrqlEngine({ executor, dictionaries: storeDictionaries(catalog, metrics), clock });
     const apiUsage = new ApiUsageRecorder({ db, catalog, writer, clock, logger });
     let apiPort = config.port;
     await collector.register(deploymentsV0Plugin({
-      catalog, deployments, clock, sunset: config.restSunset, usage: apiUsage,
+      catalog, deployments, nrql, clock, sunset: config.restSunset, usage: apiUsage,
       graphqlUrl: (request) => `http://${request.hostname}:${apiPort}/graphql`,
     }));
     await collector.register(eventApiPlugin({ catalog, writer, clock }));
-    await collector.register(collectorDeploymentsPlugin({ catalog, deployments, clock, sunset: config.restSunset, usage: apiUsage }));
-    executor = new DuckDbPlanExecutor(db);
+    await collector.register(collectorDeploymentsPlugin({ catalog, deployments, nrql, clock, sunset: config.restSunset, usage: apiUsage }));
     compactor = new TimesliceCompactor(db, clock, config.compaction, storeMaintenance);
     api = await buildApiApp({
       catalog, metrics, executor, clock, entities, ready: () => ready, logger,

@@ -98,8 +98,8 @@ export async function buildApiApp(deps: ApiDeps): Promise<FastifyInstance> {
     sunset: deps.restSunset,
     usage: deps.apiUsage,
   }));
-  registerDeploymentRoutes(app, deps);
-  await app.register(deploymentsV0Plugin({ ...deps, sunset: deps.restSunset, usage: deps.apiUsage }));
+  registerDeploymentRoutes(app, { ...deps, nrql });
+  await app.register(deploymentsV0Plugin({ ...deps, nrql, sunset: deps.restSunset, usage: deps.apiUsage }));
   await app.register(eventApiPlugin(deps));
   registerApplicationRoutes(app, deps);
   registerMetricRoutes(app, deps);

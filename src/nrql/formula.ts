@@ -93,6 +93,9 @@ export const nrql = {
     typeof value === 'number' ? { kind: 'number', value, span: NO_SPAN } : { kind: 'string', value, span: NO_SPAN },
   eq: (name: string, value: number | string): Condition => ({ kind: 'compare', op: '=', left: nrql.attribute(name), right: nrql.literal(value), span: NO_SPAN }),
   isNull: (name: string): Condition => ({ kind: 'is', expr: nrql.attribute(name), test: 'null', negated: false, span: NO_SPAN }),
+  isNotNull: (name: string): Condition => ({ kind: 'is', expr: nrql.attribute(name), test: 'null', negated: true, span: NO_SPAN }),
+  like: (name: string, pattern: string): Condition => ({ kind: 'like', expr: nrql.attribute(name), pattern, negated: false, span: NO_SPAN }),
+  notIn: (name: string, values: readonly number[]): Condition => ({ kind: 'in', expr: nrql.attribute(name), values: values.map((v) => nrql.literal(v)), negated: true, span: NO_SPAN }),
   /** `a AND b AND c`, left to right as the parser reads it. */
   and: (conditions: readonly Condition[]): Condition | undefined =>
     conditions.reduce<Condition | undefined>((left, right) => (left ? { kind: 'and', left, right, span: NO_SPAN } : right), undefined),
@@ -125,7 +128,16 @@ export function formulaQuery(q: FormulaQuery): SelectQuery {
 }
 
 /** `SELECT * FROM <from> WHERE … SINCE … UNTIL … LIMIT …`, as a tree (event listings Timeslice reads through NRQL). */
-export function listingQuery(q: { readonly from: string; readonly where: readonly Condition[]; readonly beginMs: number; readonly endMs: number; readonly limit: number }): SelectQuery {
+export function listingQuery(q: {
+  readonly from: string;
+  readonly where: readonly Condition[];
+  readonly beginMs: number;
+  readonly endMs: number;
+  readonly limit: number;
+  readonly offset?: number;
+  /** Attributes to order by, newest or largest first. */
+  readonly orderByDescending?: readonly string[];
+}): SelectQuery {
   const where = nrql.and(q.where);
   return {
     kind: 'select',
@@ -135,6 +147,10 @@ export function listingQuery(q: { readonly from: string; readonly where: readonl
     since: { kind: 'epochMs', ms: q.beginMs, span: NO_SPAN },
     until: { kind: 'epochMs', ms: q.endMs, span: NO_SPAN },
     limit: q.limit,
+    ...(q.offset ? { offset: q.offset } : {}),
+    ...(q.orderByDescending?.length
+      ? { orderBy: q.orderByDescending.map((name) => ({ expr: nrql.attribute(name), descending: true, explicit: true, span: NO_SPAN })) }
+      : {}),
     extrapolate: false,
     span: NO_SPAN,
   };

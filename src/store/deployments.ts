@@ -181,20 +181,7 @@ export class Deployments {
     return { changeTrackingId, deploymentId, accountId: input.accountId, appId, timestamp: input.timestamp, attributes };
   }
 
-  /** An application's deployments not deleted through REST, newest first (then highest id), a page at a time. */
-  async list(accountId: number, appId: number, page: number, perPage: number): Promise<{ deployments: Deployment[]; total: number }> {
-    const where = `${DEPLOYMENT_ROWS} AND NOT EXISTS (
-        SELECT 1 FROM deleted_deployments d WHERE d.account_id = $1 AND d.deployment_id = ${DEPLOYMENT_ID})`;
-    const [count] = await this.db.all<{ n: bigint }>(`SELECT count(*) AS n FROM custom_events WHERE ${where}`, [accountId, appId]);
-    const rows = await this.db.all<DeploymentRow>(
-      `SELECT account_id, app_id, epoch_ms(timestamp) AS ms, attributes FROM custom_events WHERE ${where}
-       ORDER BY timestamp DESC, ${DEPLOYMENT_ID} DESC LIMIT $3 OFFSET $4`,
-      [accountId, appId, perPage, (page - 1) * perPage],
-    );
-    return { deployments: rows.map(deploymentOf), total: Number(count?.n ?? 0) };
-  }
-
-  /** One deployment of the application, unless deleted through REST. */
+  /** One deployment of the application, unless deleted through REST (DELETE checks and records under one lock). */
   async find(accountId: number, appId: number, id: number): Promise<Deployment | undefined> {
     const rows = await this.db.all<DeploymentRow>(
       `SELECT account_id, app_id, epoch_ms(timestamp) AS ms, attributes FROM custom_events
@@ -205,13 +192,12 @@ export class Deployments {
     return rows.length === 0 ? undefined : deploymentOf(rows[0]!);
   }
 
-  /** The time of the application's most recent deployment (deleted ones too: they happened). */
-  async latestTimestamp(accountId: number, appId: number): Promise<number | undefined> {
-    const [row] = await this.db.all<{ ms: bigint | null }>(
-      `SELECT max(epoch_ms(timestamp)) AS ms FROM custom_events WHERE ${DEPLOYMENT_ROWS}`,
-      [accountId, appId],
+  /** Ids of the application's deployments deleted through REST (REST's reads, through NRQL, leave them out). */
+  async deletedDeploymentIds(accountId: number, appId: number): Promise<number[]> {
+    const rows = await this.db.all<{ id: bigint }>(
+      'SELECT deployment_id AS id FROM deleted_deployments WHERE account_id = $1 AND app_id = $2 ORDER BY deployment_id', [accountId, appId],
     );
-    return row?.ms === null || row?.ms === undefined ? undefined : Number(row.ms);
+    return rows.map((r) => Number(r.id));
   }
 
   /**
