@@ -4,6 +4,7 @@ import { AggregateSet } from '../plan/aggregate-plan.js';
 import { evaluateOutput, mergeAggregates, type AggregateCall, type RowExpr } from '../plan/expressions.js';
 import { formatExpr } from './format.js';
 import { stripSpans } from './ast.js';
+import { ALL_CUSTOM_EVENTS } from './analyze.js';
 import { formula, formulaQuery, formulaQueryText, intervalOf, nrql, printFormula } from './formula.js';
 import { parse } from './parser.js';
 
@@ -129,4 +130,24 @@ test('a printed query reads back as the tree it was printed from', () => {
   assert.equal(text, "SELECT count(newrelic.timeslice.value) AS call_count, apdex(newrelic.timeslice.value) AS 'a b' FROM Metric "
     + "WHERE appId = 7 AND host = 'o\\'brien' AND scope IS NULL SINCE 1000000 UNTIL 4600000 TIMESERIES 10 minutes");
   assert.deepEqual(stripSpans(parse(text)), stripSpans(formulaQuery(q)));
+});
+
+test("eventType() of a formula over every custom event reads the row's type column", () => {
+  const crashes = (over: string) => {
+    const set = new AggregateSet();
+    formula("filter(count(*), WHERE eventType() = 'Mobile')", over).lower(set);
+    return set.all;
+  };
+  const compare = (left: RowExpr) => ({ kind: 'compare', op: '=', left, right: { kind: 'literal', value: 'Mobile' } });
+  assert.deepEqual(crashes(ALL_CUSTOM_EVENTS), [{ fn: 'countRows', where: compare({ kind: 'field', name: 'eventType', type: 'string' }) }]);
+  assert.deepEqual(crashes('Mobile'), [{ fn: 'countRows', where: compare({ kind: 'eventType' }) }]);
+});
+
+test('a percentage of two filtered counts is null without a whole, and exact otherwise', () => {
+  const set = new AggregateSet();
+  const output = formula("filter(count(*), WHERE category = 'Crash') / filter(count(*), WHERE category = 'Session') * 100", 'Mobile').lower(set);
+  assert.equal(set.all.length, 2);
+  // Aggregates as the engine returns them: [crashes, launches].
+  assert.equal(evaluateOutput(output, [1, 8], 1800), 12.5);
+  assert.equal(evaluateOutput(output, [0, 0], 1800), null);
 });
