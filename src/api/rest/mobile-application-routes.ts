@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Clock } from '../../clock.js';
-import { resolveMetricWindow } from '../../domain/time/rest-window.js';
 import { formatRestTime } from '../../domain/time/iso8601.js';
 import type { MobileApplication, MobileApplications } from '../../store/mobile-applications.js';
 import type { PlanExecutor } from '../../store/plan-executor.js';
@@ -8,13 +7,13 @@ import { nameFromCreateBody } from './entity-body.js';
 import { ENTITY_PAGE_SIZE, idsFilter, pathId } from './id-params.js';
 import { paginate, parsePage } from './link-header.js';
 import { shapeMetricData } from './metric-data/metric-data-shape.js';
-import { MAX_METRIC_DATA_NAMES, METRIC_NAMES_PER_PAGE } from './metric-routes.js';
+import { metricDataRequest, METRIC_NAMES_PER_PAGE } from './metric-routes.js';
 import { nrqlHeaders } from './metric-routes.js';
 import { mobileHealthStatus, mobileSummaries, type MobileSummary } from '../../applications/summaries/mobile-summary.js';
 import { MOBILE_METRICS, mobileMetricNames, planMobileMetricData } from './mobile-data.js';
 import { threeSignificant } from './number-format.js';
 import { RestError } from './rest-error.js';
-import { ParamError, RestParams } from './rest-params.js';
+import { RestParams } from './rest-params.js';
 import { restRoute, type RestContext } from './rest-plugin.js';
 
 export interface MobileApplicationRouteDeps {
@@ -80,20 +79,11 @@ export function registerMobileApplicationRoutes(app: FastifyInstance, deps: Mobi
 
   restRoute(app, 'GET', '/v2/mobile_applications/:id/metrics/data', async (request, ctx) => {
     const mobile = mobileOf(deps, request, ctx);
-    const params = RestParams.from(request.query, request.body);
-    const names = params.allOf('names', 'name');
-    if (names.length === 0) throw new ParamError('names[]', 'names[] is required: give one or more metric names, e.g. names[]=Mobile/Crash/All');
-    if (names.length > MAX_METRIC_DATA_NAMES) {
-      throw new ParamError('names[]', `Too many metric names: ${names.length} given, at most ${MAX_METRIC_DATA_NAMES} per request; split the names over several requests`);
-    }
-    const requestedValues = params.allOf('values');
-    const summarize = params.bool('summarize') ?? false;
-    const raw = params.bool('raw') ?? false;
-    const window = resolveMetricWindow({ from: params.one('from'), to: params.one('to'), period: params.one('period'), summarize }, deps.clock.now());
+    const { names, values: requestedValues, raw, window } = metricDataRequest(RestParams.from(request.query, request.body), deps.clock.now(), 'Mobile/Crash/All');
     const known = new Set(await mobileMetricNames(deps.executor, ctx.accountId, mobile, deps.clock.now()));
     const found = names.filter((n) => known.has(n));
     const planned = planMobileMetricData({
-      accountId: ctx.accountId, app: mobile, metrics: found, values: requestedValues.length > 0 ? requestedValues : undefined, window,
+      accountId: ctx.accountId, app: mobile, metrics: found, values: requestedValues, window,
     });
     const result = found.length > 0
       ? await deps.executor.aggregate(planned.plan)
