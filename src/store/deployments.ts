@@ -1,15 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { DuckDBValue } from '@duckdb/node-api';
 import type { Clock } from '../clock.js';
 import { entityGuid } from '../domain/entity-guid.js';
-import { CUSTOM_EVENTS, Rows } from './duckdb/append-tables.js';
-import type { BatchWriter } from './batch-writer.js';
 import type { Application } from './catalog.js';
-import type { Database } from './duckdb/database.js';
-import { timestampValue } from './duckdb/duckdb-values.js';
 import { Mutex } from './mutex.js';
 import { attributeJson } from './attribute-json.js';
-import { withOwnConnection } from './duckdb/own-connection.js';
 
 /**
  * Change tracking events, deployments among them, as New Relic stores them: one row of
@@ -118,13 +112,29 @@ export const MAX_OWN_ATTRIBUTES = OWN_ATTRIBUTES.length;
 /** The last millisecond of the year 9999: later times do not fit a TIMESTAMP. */
 const MAX_TIMESTAMP_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
+/**
+ * Where change tracking events are kept and how REST's deployment views read them: the engine's
+ * side of `Deployments`.
+ */
+export interface ChangeTrackingRecords {
+  /** Stores one event row (`attributes` as JSON text); resolves once it is committed. */
+  append(accountId: number, appId: number, timestamp: number, eventType: string, attributes: string): Promise<void>;
+  /** The next deployment id of the store-wide sequence; never handed out twice. */
+  nextDeploymentId(): Promise<number>;
+  /** One deployment of the application, unless deleted through REST (what DELETE checks under its lock). */
+  find(accountId: number, appId: number, id: number): Promise<Deployment | undefined>;
+  /** Ids of the application's deployments deleted through REST (REST's reads, through NRQL, leave them out). */
+  deletedDeploymentIds(accountId: number, appId: number): Promise<number[]>;
+  /** Records deployment `id` as deleted through REST at `at` (epoch ms). */
+  recordDeleted(accountId: number, appId: number, id: number, at: number): Promise<void>;
+}
+
 export class Deployments {
   /** Deletions check and record under one lock, so a deployment is deleted once. */
   private readonly deletions = new Mutex();
 
   constructor(
-    private readonly db: Database,
-    private readonly writer: Pick<BatchWriter, 'write'>,
+    private readonly records: ChangeTrackingRecords,
     private readonly clock: Clock,
   ) {}
 
@@ -151,7 +161,7 @@ export class Deployments {
     }
 
     const changeTrackingId = randomUUID();
-    const deploymentId = isDeployment ? await this.nextDeploymentId() : null;
+    const deploymentId = isDeployment ? await this.records.nextDeploymentId() : null;
     const attributes: Record<string, AttributeValue> = { changeTrackingId };
     if (deploymentId !== null) attributes.deploymentId = deploymentId;
     attributes.category = category;
@@ -175,29 +185,18 @@ export class Deployments {
     for (const [key, value] of Object.entries(input.customAttributes ?? {})) attributes[`customAttributes.${key}`] = value;
 
     const appId = input.entity.appId ?? 0;
-    const rows = new Rows(CUSTOM_EVENTS);
-    rows.push(input.accountId, appId, 0, 0, input.timestamp, CHANGE_TRACKING_EVENT_TYPE, attributeJson(attributes));
-    await this.writer.write([rows]);
+    await this.records.append(input.accountId, appId, input.timestamp, CHANGE_TRACKING_EVENT_TYPE, attributeJson(attributes));
     return { changeTrackingId, deploymentId, accountId: input.accountId, appId, timestamp: input.timestamp, attributes };
   }
 
   /** One deployment of the application, unless deleted through REST (DELETE checks and records under one lock). */
-  async find(accountId: number, appId: number, id: number): Promise<Deployment | undefined> {
-    const rows = await this.db.all<DeploymentRow>(
-      `SELECT account_id, app_id, epoch_ms(timestamp) AS ms, attributes FROM custom_events
-       WHERE ${DEPLOYMENT_ROWS} AND ${DEPLOYMENT_ID} = $3
-         AND NOT EXISTS (SELECT 1 FROM deleted_deployments d WHERE d.account_id = $1 AND d.deployment_id = $3)`,
-      [accountId, appId, id],
-    );
-    return rows.length === 0 ? undefined : deploymentOf(rows[0]!);
+  find(accountId: number, appId: number, id: number): Promise<Deployment | undefined> {
+    return this.records.find(accountId, appId, id);
   }
 
   /** Ids of the application's deployments deleted through REST (REST's reads, through NRQL, leave them out). */
-  async deletedDeploymentIds(accountId: number, appId: number): Promise<number[]> {
-    const rows = await this.db.all<{ id: bigint }>(
-      'SELECT deployment_id AS id FROM deleted_deployments WHERE account_id = $1 AND app_id = $2 ORDER BY deployment_id', [accountId, appId],
-    );
-    return rows.map((r) => Number(r.id));
+  deletedDeploymentIds(accountId: number, appId: number): Promise<number[]> {
+    return this.records.deletedDeploymentIds(accountId, appId);
   }
 
   /**
@@ -209,51 +208,10 @@ export class Deployments {
     return this.deletions.run(async () => {
       const deployment = await this.find(accountId, appId, id);
       if (!deployment) return undefined;
-      await withOwnConnection(this.db, (c) =>
-        c.run('INSERT INTO deleted_deployments VALUES ($1, $2, $3, $4)', [accountId, appId, id, timestampValue(this.clock.now())] as DuckDBValue[]),
-      );
+      await this.records.recordDeleted(accountId, appId, id, this.clock.now());
       return deployment;
     });
   }
-
-  private async nextDeploymentId(): Promise<number> {
-    const reader = await withOwnConnection(this.db, (c) => c.runAndReadAll("SELECT nextval('deployment_ids') AS id"));
-    return Number(reader.getRowObjectsJS()[0]!.id);
-  }
-
-
-}
-
-// TRY_CAST: a row whose deploymentId is not a whole number is no deployment, never a failed query.
-const DEPLOYMENT_ID = "TRY_CAST(json_extract(attributes, '$.deploymentId') AS BIGINT)";
-
-/** `$1` account, `$2` application. */
-const DEPLOYMENT_ROWS = `account_id = $1 AND app_id = $2 AND event_type = '${CHANGE_TRACKING_EVENT_TYPE}'
-  AND json_extract_string(attributes, '$.category') = '${DEPLOYMENT_CATEGORY}' AND ${DEPLOYMENT_ID} IS NOT NULL
-  AND starts_with(json_extract_string(attributes, '$."service.source"'), 'timeslice:')`;
-
-interface DeploymentRow {
-  account_id: number;
-  app_id: number;
-  ms: bigint;
-  attributes: string;
-}
-
-function deploymentOf(row: DeploymentRow): Deployment {
-  const a = JSON.parse(row.attributes) as Record<string, AttributeValue | undefined>;
-  const text = (v: AttributeValue | undefined) => (v === undefined ? null : String(v));
-  return {
-    id: Number(a.deploymentId),
-    appId: row.app_id,
-    accountId: row.account_id,
-    changeTrackingId: String(a.changeTrackingId),
-    timestamp: Number(row.ms),
-    revision: text(a.version),
-    changelog: text(a.changelog),
-    description: text(a.description),
-    user: text(a.user),
-    source: String(a['service.source'] ?? ''),
-  };
 }
 
 /** A text value worth storing: empty text counts as not given. */

@@ -26,8 +26,20 @@ export function repoRoot(): string {
   }
 }
 
-/** The captured payloads live in the `shared/` folder beside the repository (CI checks it out there). */
-export const SAMPLES_DIR = resolve(repoRoot(), '..', 'shared', 'reference', 'agent-samples');
+/**
+ * The captured payloads live in the `shared/` folder beside the repository (CI checks it out
+ * there), or beside a folder further up (a git worktree nested a level deeper).
+ */
+export const SAMPLES_DIR = samplesDir();
+
+function samplesDir(): string {
+  const beside = resolve(repoRoot(), '..', 'shared', 'reference', 'agent-samples');
+  for (let dir = resolve(repoRoot(), '..'); ; dir = dirname(dir)) {
+    const candidate = join(dir, 'shared', 'reference', 'agent-samples');
+    if (existsSync(candidate)) return candidate;
+    if (dirname(dir) === dir) return beside;
+  }
+}
 
 const cache = new Map<string, unknown>();
 

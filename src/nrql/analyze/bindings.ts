@@ -1,6 +1,6 @@
 import { assertNever, field, rowArith, type Literal, type Predicate, type RowExpr, type ValueType } from '../../plan/expressions.js';
 import { TIMESLICE_VALUE, TIMESLICE_VALUE_FIELDS, type TimesliceValueField } from '../../domain/aggregate/timeslice-value.js';
-import { EVENT_ID_FIELDS } from '../../sql/sources.js';
+import { EVENT_ID_FIELDS } from '../../plan/data-model.js';
 import type { Expr, Span } from '../ast.js';
 import type { DictionaryName } from '../dictionaries.js';
 import { formatExpr } from '../format.js';

@@ -1,6 +1,6 @@
 import { AggregateSet, type AggregateAdder, type Buckets, type PlanSource } from '../../plan/aggregate-plan.js';
 import { and, assertNever, out, type OutputExpr, type Predicate, type RowExpr } from '../../plan/expressions.js';
-import { eventBranch } from '../../sql/sources.js';
+import { isAgentEventType } from '../../plan/data-model.js';
 import type { Expr, FacetItem, SelectQuery, Span } from '../ast.js';
 import type { NrqlDictionaries } from '../dictionaries.js';
 import { formatCondition, formatExpr } from '../format.js';
@@ -52,7 +52,7 @@ export class SelectAnalyzer {
     }
     // Agent events hold their application and host as catalog ids; custom events (Event API,
     // change tracking) carry such attributes in their own attribute map.
-    const catalogAttributes = !this.timeslices && types.every((t) => eventBranch(t).typeColumn === undefined);
+    const catalogAttributes = !this.timeslices && types.every(isAgentEventType);
     this.bindings = new Bindings(ctx, this.timeslices, catalogAttributes, formulaRows === 'allCustomEvents');
     this.conditions = new Conditions(this.bindings);
   }
