@@ -22,6 +22,7 @@ import { DuckDbStore } from './store/duckdb/duckdb-store.js';
 import type { EntityStores } from './store/entity-stores.js';
 import type { MetricIndex } from './store/metric-index.js';
 import { openStore } from './store/open-store.js';
+import { QueryAdmission } from './nrql/query-admission.js';
 import type { Store } from './store/store.js';
 
 export interface RunningServer {
@@ -48,6 +49,8 @@ export interface RunningServer {
   readonly apiUsage: ApiUsageRecorder;
   /** Moves old timeslices into clustered order on a timer; `compactOnce()` runs it now. */
   readonly compactor: Pick<Store, 'compactOnce'>;
+  /** Admits the queries of every surface (TIMESLICE_QUERY_*). */
+  readonly admission: QueryAdmission;
   /** Stops accepting, waits for requests in flight, commits pending writes, closes the store. */
   close(): Promise<void>;
 }
@@ -68,6 +71,7 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
   const store = await openStore({
     engine: config.store, dataDir: config.dataDir, memoryLimit: config.memoryLimit, clock, compaction: config.compaction,
     maxMetricNamesPerApp: config.maxMetricNamesPerApp, ...(options.maxQueuedRows !== undefined ? { maxQueuedRows: options.maxQueuedRows } : {}),
+    ...(config.duckdbThreads ? { threads: config.duckdbThreads } : {}),
   });
   let ready = false;
   let collector: FastifyInstance | undefined;
@@ -93,8 +97,9 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
     });
     // Deployments v0 and the Event API answer on the collector too (their docs' host names may point either way).
     const apiUsage = new ApiUsageRecorder({ catalog, writer, clock, logger });
-    // REST's deployment reads on the collector port go through NRQL, as on the API port.
-    const nrql = new NrqlEngine({ executor, dictionaries: storeDictionaries(catalog, metrics), clock });
+    const admission = new QueryAdmission(config.queryAdmission);
+    // REST's deployment reads on the collector port go through NRQL, as on the API port, under the same admission.
+    const nrql = new NrqlEngine({ executor, dictionaries: storeDictionaries(catalog, metrics), clock, admission });
     let apiPort = config.port;
     // One budget per key (REST) and per account (NRQL), whichever port a request comes in on.
     const rateLimits = createRateLimits(clock, config.rateLimits);
@@ -106,7 +111,7 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
     await collector.register(collectorDeploymentsPlugin({ catalog, deployments, nrql, clock, sunset: config.restSunset, usage: apiUsage, limiter: rateLimits.rest }));
     api = await buildApiApp({
       catalog, metrics, executor, clock, entities, ready: () => ready, logger,
-      deployments, writer, restSunset: config.restSunset, apiUsage, rateLimits,
+      deployments, writer, restSunset: config.restSunset, apiUsage, rateLimits, admission,
     });
     await collector.listen({ host: config.host, port: config.collectorPort });
     collectorPort = (collector.server.address() as { port: number }).port;
@@ -128,7 +133,7 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
       certPath: tls.certPath,
       databasePath,
       createdKeys: keysToShow,
-      store, db: store.db, catalog, metrics, entities, writer, api: a, compactor: store, apiUsage,
+      store, db: store.db, catalog, metrics, entities, writer, api: a, compactor: store, apiUsage, admission,
       close: () => (closing ??= (async () => {
         ready = false;
         await c.close();
