@@ -33,6 +33,8 @@ export const CHANGE_TRACKING_EVENT_TYPE = 'ChangeTrackingEvent';
 /** The event type of deployments made by REST v2, deployments.xml and `changeTrackingCreateDeployment`. */
 export const DEPLOYMENT_EVENT_TYPE = 'Deployment';
 export type ChangeTrackingEventType = typeof CHANGE_TRACKING_EVENT_TYPE | typeof DEPLOYMENT_EVENT_TYPE;
+/** The event types deployments are in: `Deployment`, and `ChangeTrackingEvent` of category Deployment. */
+export const DEPLOYMENT_EVENT_TYPES: readonly ChangeTrackingEventType[] = [CHANGE_TRACKING_EVENT_TYPE, DEPLOYMENT_EVENT_TYPE];
 export const DEPLOYMENT_CATEGORY = 'Deployment';
 
 /** Attribute values a change tracking event carries. */
@@ -131,16 +133,12 @@ export interface ChangeTrackingRecords {
   append(accountId: number, appId: number, timestamp: number, eventType: string, attributes: string): Promise<void>;
   /** The next deployment id of the store-wide sequence; never handed out twice. */
   nextDeploymentId(): Promise<number>;
-  /** An application's deployments not deleted through REST, newest first (then highest id), a page at a time. */
-  list(accountId: number, appId: number, page: number, perPage: number): Promise<{ deployments: Deployment[]; total: number }>;
-  /** One deployment of the application, unless deleted through REST. */
+  /** One deployment of the application, unless deleted through REST (what DELETE checks under its lock). */
   find(accountId: number, appId: number, id: number): Promise<Deployment | undefined>;
-  /** The time of the application's most recent deployment (deleted ones too: they happened). */
-  latestTimestamp(accountId: number, appId: number): Promise<number | undefined>;
+  /** Ids of the application's deployments deleted through REST (REST's reads, through NRQL, leave them out). */
+  deletedDeploymentIds(accountId: number, appId: number): Promise<number[]>;
   /** Records deployment `id` as deleted through REST at `at` (epoch ms). */
   recordDeleted(accountId: number, appId: number, id: number, at: number): Promise<void>;
-  /** The ids of the application's deployments deleted through REST, ascending. */
-  deletedIds(accountId: number, appId: number): Promise<number[]>;
 }
 
 export class Deployments {
@@ -207,24 +205,14 @@ export class Deployments {
     return { eventType, changeTrackingId, deploymentId, accountId: input.accountId, appId, timestamp: input.timestamp, attributes };
   }
 
-  /** An application's deployments not deleted through REST, newest first (then highest id), a page at a time. */
-  list(accountId: number, appId: number, page: number, perPage: number): Promise<{ deployments: Deployment[]; total: number }> {
-    return this.records.list(accountId, appId, page, perPage);
-  }
-
-  /** One deployment of the application, unless deleted through REST. */
+  /** One deployment of the application, unless deleted through REST (DELETE checks and records under one lock). */
   find(accountId: number, appId: number, id: number): Promise<Deployment | undefined> {
     return this.records.find(accountId, appId, id);
   }
 
-  /** The time of the application's most recent deployment (deleted ones too: they happened). */
-  latestTimestamp(accountId: number, appId: number): Promise<number | undefined> {
-    return this.records.latestTimestamp(accountId, appId);
-  }
-
-  /** The ids of the application's deployments deleted through REST: the graph leaves them out too. */
-  deletedIds(accountId: number, appId: number): Promise<number[]> {
-    return this.records.deletedIds(accountId, appId);
+  /** Ids of the application's deployments deleted through REST (REST's reads, through NRQL, leave them out). */
+  deletedDeploymentIds(accountId: number, appId: number): Promise<number[]> {
+    return this.records.deletedDeploymentIds(accountId, appId);
   }
 
   /**
