@@ -1,9 +1,9 @@
 import { join } from 'node:path';
-import { NRQL_ROUTE, nrqlErrorBody } from '../api/nrql-route.js';
+import { NRQL_ROUTE } from '../http/service-paths.js';
 import { systemClock } from '../clock.js';
 import { storeDictionaries } from '../nrql/dictionaries.js';
 import { NrqlEngine, type NrqlAnswer } from '../nrql/nrql-engine.js';
-import { NrqlError } from '../nrql/nrql-error.js';
+import { NrqlError, nrqlErrorBody } from '../nrql/nrql-error.js';
 import { BatchWriter } from '../store/batch-writer.js';
 import { Catalog } from '../store/catalog.js';
 import { Database } from '../store/duckdb/database.js';

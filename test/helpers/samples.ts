@@ -26,8 +26,13 @@ export function repoRoot(): string {
   }
 }
 
-/** The captured payloads live in the `shared/` folder beside the repository (CI checks it out there). */
-export const SAMPLES_DIR = resolve(repoRoot(), '..', 'shared', 'reference', 'agent-samples');
+/**
+ * The captured payloads live in the `shared/` folder beside the repository (CI checks it out there);
+ * a git worktree one folder further down finds it beside its parent.
+ */
+export const SAMPLES_DIR = [resolve(repoRoot(), '..'), resolve(repoRoot(), '..', '..')]
+  .map((dir) => join(dir, 'shared', 'reference', 'agent-samples'))
+  .find((dir) => existsSync(dir)) ?? resolve(repoRoot(), '..', 'shared', 'reference', 'agent-samples');
 
 const cache = new Map<string, unknown>();
 

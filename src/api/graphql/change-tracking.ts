@@ -1,4 +1,4 @@
-import { MAX_ATTRIBUTES, MAX_NAME_LENGTH, MAX_VALUE_LENGTH } from '../../ingest/event-api/event-validation.js';
+import { MAX_ATTRIBUTES, MAX_ATTRIBUTE_NAME_LENGTH, MAX_VALUE_LENGTH } from '../../domain/event-limits.js';
 import { DEPLOYMENT_CATEGORY, MAX_OWN_ATTRIBUTES, type AttributeValue, type ChangeTrackingEventInput } from '../../store/deployments.js';
 import { GraphError } from './graph-errors.js';
 
@@ -188,7 +188,7 @@ export function customAttributes(value: unknown, lengths: FieldLengths): Record<
   const out: Record<string, AttributeValue> = {};
   for (const [key, v] of entries) {
     if (key.trim() === '') throw GraphError.invalidInput('customAttributes: an attribute name must not be empty');
-    if (key.length > MAX_NAME_LENGTH) throw GraphError.invalidInput(`customAttributes: the name '${key.slice(0, 40)}…' is longer than ${MAX_NAME_LENGTH} characters`);
+    if (key.length > MAX_ATTRIBUTE_NAME_LENGTH) throw GraphError.invalidInput(`customAttributes: the name '${key.slice(0, 40)}…' is longer than ${MAX_ATTRIBUTE_NAME_LENGTH} characters`);
     if (RESERVED_CUSTOM_KEYS.has(key.toLowerCase())) {
       throw GraphError.invalidInput(`customAttributes: '${key}' is reserved (an attribute of the event itself or an NRQL keyword); choose another name`);
     }

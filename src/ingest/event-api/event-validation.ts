@@ -1,3 +1,4 @@
+import { MAX_ATTRIBUTES, MAX_ATTRIBUTE_NAME_LENGTH, MAX_EVENT_TYPE_LENGTH, MAX_VALUE_LENGTH } from '../../domain/event-limits.js';
 import { CUSTOM_EVENTS, Rows } from '../../store/duckdb/append-tables.js';
 import { attributeJson } from '../../store/attribute-json.js';
 
@@ -25,11 +26,6 @@ import { attributeJson } from '../../store/attribute-json.js';
  * `app_id` the `appId` when the account has that application (0 otherwise; the attribute is kept
  * either way), host and instance 0, and the other attributes as JSON.
  */
-export const MAX_ATTRIBUTES = 255;
-export const MAX_NAME_LENGTH = 255;
-export const MAX_VALUE_LENGTH = 4096;
-export const MAX_EVENT_TYPE_LENGTH = 255;
-
 export interface EventContext {
   readonly accountId: number;
   /** Epoch ms the request arrived: the time of events that give none. */
@@ -111,7 +107,7 @@ function problemOf(event: unknown): Reason | undefined {
   if (names.length > MAX_ATTRIBUTES) return 'tooManyAttributes';
   for (const name of names) {
     if (name.trim() === '') return 'noName';
-    if (longerThan(name, MAX_NAME_LENGTH)) return 'nameLength';
+    if (longerThan(name, MAX_ATTRIBUTE_NAME_LENGTH)) return 'nameLength';
     const value = event[name];
     if (typeof value === 'object' && value !== null) return 'nested';
     if (typeof value === 'string' && longerThan(value, MAX_VALUE_LENGTH)) return 'valueLength';
