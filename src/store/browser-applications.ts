@@ -1,10 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import type { Clock } from '../clock.js';
-import {
-  applySettingsPatch, browserLoader, DEFAULT_BROWSER_MONITORING_SETTINGS, validateBrowserMonitoringSettings, type BrowserMonitoringSettings,
-  type SettingsPatch,
-} from '../domain/agent-settings.js';
+import { DEFAULT_BROWSER_MONITORING_SETTINGS, type BrowserMonitoringSettings } from '../domain/agent-settings/model.js';
+import { applySettingsPatch, browserLoader, validateBrowserMonitoringSettings, type SettingsPatch } from '../domain/agent-settings/validation.js';
 import { DEFAULT_END_USER_APDEX_T } from './catalog.js';
 import type { Database } from './duckdb/database.js';
 import { timestampValue } from './duckdb/duckdb-values.js';

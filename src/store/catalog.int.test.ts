@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { APPEND_TABLES, CUSTOM_EVENTS, Rows, TIMESLICES } from './duckdb/append-tables.js';
 import { BatchWriter } from './batch-writer.js';
-import { DEFAULT_APM_AGENT_SETTINGS } from '../domain/agent-settings.js';
+import { DEFAULT_APM_AGENT_SETTINGS } from '../domain/agent-settings/model.js';
 import { hashKey } from '../security/keys.js';
 import { ApplicationNotFoundError, Catalog, type ConnectFacts, type RunTarget } from './catalog.js';
 import { Database } from './duckdb/database.js';

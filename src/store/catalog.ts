@@ -3,9 +3,8 @@ import { isDeepStrictEqual } from 'node:util';
 import type { DuckDBTimestampValue, DuckDBValue } from '@duckdb/node-api';
 import { paramTypes, timestampValue } from './duckdb/duckdb-values.js';
 import type { Clock } from '../clock.js';
-import {
-  applySettingsPatch, DEFAULT_APM_AGENT_SETTINGS, validateApmAgentSettings, type ApmAgentSettings, type SettingsPatch,
-} from '../domain/agent-settings.js';
+import { DEFAULT_APM_AGENT_SETTINGS, type ApmAgentSettings } from '../domain/agent-settings/model.js';
+import { applySettingsPatch, validateApmAgentSettings, type SettingsPatch } from '../domain/agent-settings/validation.js';
 import { generateLicenseKey, generateUserKey, hashKey, keyHint } from '../security/keys.js';
 import { APPEND_TABLES } from './duckdb/append-tables.js';
 import type { Database } from './duckdb/database.js';

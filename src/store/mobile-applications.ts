@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import type { Clock } from '../clock.js';
-import {
-  applySettingsPatch, DEFAULT_MOBILE_AGENT_SETTINGS, validateMobileAgentSettings, type MobileAgentSettings, type SettingsPatch,
-} from '../domain/agent-settings.js';
+import { DEFAULT_MOBILE_AGENT_SETTINGS, type MobileAgentSettings } from '../domain/agent-settings/model.js';
+import { applySettingsPatch, validateMobileAgentSettings, type SettingsPatch } from '../domain/agent-settings/validation.js';
 import type { Database } from './duckdb/database.js';
 import { timestampValue } from './duckdb/duckdb-values.js';
 import { EntityIds } from './entity-ids.js';

@@ -1,5 +1,5 @@
 import { deletionRefusal } from '../../../applications/application-summary.js';
-import { browserLoader } from '../../../domain/agent-settings.js';
+import { browserLoader } from '../../../domain/agent-settings/validation.js';
 import { browserLoaderScript } from '../../../domain/browser-loader-script.js';
 import { StoreBusyError } from '../../../store/batch-writer.js';
 import { BROWSER_LOADER_TYPES, type BrowserApplication, type BrowserSettings } from '../../../store/browser-applications.js';

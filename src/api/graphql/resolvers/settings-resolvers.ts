@@ -1,7 +1,8 @@
+import type { ApmAgentSettings, BrowserMonitoringSettings, MobileAgentSettings } from '../../../domain/agent-settings/model.js';
 import {
   applySettingsPatch, browserLoader, validateApmAgentSettings, validateBrowserMonitoringSettings, validateMobileAgentSettings,
-  type ApmAgentSettings, type BrowserMonitoringSettings, type MobileAgentSettings, type SettingsPatch,
-} from '../../../domain/agent-settings.js';
+  type SettingsPatch,
+} from '../../../domain/agent-settings/validation.js';
 import { browserAgentConfig, browserConfigScript, browserLoaderScript } from '../../../domain/browser-loader-script.js';
 import { browserApdexT, BROWSER_LOADER_TYPES, type BrowserApplication } from '../../../store/browser-applications.js';
 import { ApplicationNotFoundError, type Application, type ApplicationChanges } from '../../../store/catalog.js';
