@@ -9,6 +9,7 @@ import { timestampValue } from './duckdb/duckdb-values.js';
 import { EntityIds } from './entity-ids.js';
 import { Mutex } from './mutex.js';
 import { runOnOwnConnection } from './duckdb/own-connection.js';
+import { entityName, entityNameRule } from '../domain/entity-name.js';
 
 /**
  * Which browser agent the loader snippet brings: SPA (single-page app monitoring, the full
@@ -153,8 +154,8 @@ function monitoringOf(r: Row): BrowserMonitoringSettings {
 }
 
 function checkedName(input: string): string {
-  const name = input.trim();
-  if (name === '' || name.length > 255) throw new RangeError('a browser application name is 1 to 255 characters');
+  const name = entityName(input);
+  if (name === undefined) throw new RangeError(entityNameRule('a browser application'));
   return name;
 }
 

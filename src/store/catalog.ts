@@ -10,6 +10,7 @@ import { APPEND_TABLES } from './duckdb/append-tables.js';
 import type { Database } from './duckdb/database.js';
 import { Mutex } from './mutex.js';
 import { TIMESLICE_TABLES } from './duckdb/timeslice-compactor.js';
+import { entityName, entityNameRule } from '../domain/entity-name.js';
 
 export interface Account { readonly id: number; readonly name: string }
 /** Timeslice keeps no user records: a user key stands for its user, whose id is the key's. */
@@ -149,7 +150,6 @@ function agentSettingsJson(settings: ApmAgentSettings): string | null {
   return isDeepStrictEqual(settings, DEFAULT_APM_AGENT_SETTINGS) ? null : JSON.stringify(settings);
 }
 
-const ACCOUNT_NAME_LENGTH = 255;
 
 /**
  * Accounts, keys, applications, hosts, instances and agent runs. The catalog is small, so it is
@@ -255,7 +255,7 @@ export class Catalog {
   /** A new account with the next id; it has no keys until `createUserKey` / `createLicenseKey`. */
   async createAccount(name: string): Promise<Account> {
     const trimmed = name.trim();
-    if (trimmed === '' || trimmed.length > ACCOUNT_NAME_LENGTH) throw new RangeError(`an account name is 1 to ${ACCOUNT_NAME_LENGTH} characters`);
+    if (entityName(trimmed) === undefined) throw new RangeError(entityNameRule('an account'));
     return this.mutex.run(async () => {
       const account: Account = { id: Math.max(0, ...this.accountsById.keys()) + 1, name: trimmed };
       await this.exec('INSERT INTO accounts VALUES ($1, $2, $3)', [account.id, account.name, this.now()]);
@@ -381,8 +381,8 @@ export class Catalog {
    * landing in this application. Bad input is a RangeError naming the field; nothing changes then.
    */
   async updateApplication(id: number, changes: ApplicationChanges): Promise<Application> {
-    const name = changes.name?.trim();
-    if (name !== undefined && (name === '' || name.length > 255)) throw new RangeError('an application name is 1 to 255 characters');
+    const name = changes.name === undefined ? undefined : entityName(changes.name);
+    if (changes.name !== undefined && name === undefined) throw new RangeError(entityNameRule('an application'));
     for (const [field, value] of [['apdexT', changes.apdexT], ['endUserApdexT', changes.endUserApdexT]] as const) {
       if (value !== undefined && !(Number.isFinite(value) && value > 0)) throw new RangeError(`${field} must be a positive number of seconds`);
     }

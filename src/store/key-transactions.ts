@@ -5,6 +5,7 @@ import { timestampValue } from './duckdb/duckdb-values.js';
 import { EntityIds } from './entity-ids.js';
 import { Mutex } from './mutex.js';
 import { runOnOwnConnection } from './duckdb/own-connection.js';
+import { entityName, entityNameRule } from '../domain/entity-name.js';
 
 /** A transaction of an application watched on its own, with its own Apdex T. */
 export interface KeyTransaction {
@@ -158,8 +159,8 @@ export class KeyTransactions {
 }
 
 function checkedName(input: string): string {
-  const name = input.trim();
-  if (name === '' || name.length > 255) throw new RangeError('a key transaction name is 1 to 255 characters');
+  const name = entityName(input);
+  if (name === undefined) throw new RangeError(entityNameRule('a key transaction'));
   return name;
 }
 

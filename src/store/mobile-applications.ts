@@ -8,6 +8,7 @@ import { timestampValue } from './duckdb/duckdb-values.js';
 import { EntityIds } from './entity-ids.js';
 import { Mutex } from './mutex.js';
 import { runOnOwnConnection } from './duckdb/own-connection.js';
+import { entityName, entityNameRule } from '../domain/entity-name.js';
 
 /** A mobile application: its agents report with its token, its events carry its name as `appName`. */
 export interface MobileApplication {
@@ -44,8 +45,8 @@ function settingsJson(settings: MobileAgentSettings): string | null {
 }
 
 function checkedName(input: string): string {
-  const name = input.trim();
-  if (name === '' || name.length > 255) throw new RangeError('a mobile application name is 1 to 255 characters');
+  const name = entityName(input);
+  if (name === undefined) throw new RangeError(entityNameRule('a mobile application'));
   return name;
 }
 

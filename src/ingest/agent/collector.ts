@@ -12,6 +12,7 @@ import { decodeAgentBody } from './decode-body.js';
 import type { AgentDecoder } from './agent-decoder.js';
 import { STORED_METHODS, type DecodedCall } from './decode-call.js';
 import { timesliceRows, unscopedNames, type IngestContext } from './payloads.js';
+import { MAX_ENTITY_NAME_LENGTH } from '../../domain/entity-name.js';
 
 export const PROTOCOL_VERSION = 17;
 /** The agents' own default for `max_payload_size_in_bytes`, measured on the wire (compressed). */
@@ -192,7 +193,7 @@ export function parseConnectFacts(body: unknown, userAgent: string | undefined):
   if (!Array.isArray(rawNames)) throw malformed('connect facts need "app_name": a list of application names');
   const appNames = [...new Set(rawNames.filter((n): n is string => typeof n === 'string').map((n) => n.trim()).filter(Boolean))];
   if (appNames.length === 0) throw malformed('connect facts name no application ("app_name" is empty)');
-  if (appNames.some((n) => n.length > 255)) throw malformed('application names are at most 255 characters');
+  if (appNames.some((n) => n.length > MAX_ENTITY_NAME_LENGTH)) throw malformed(`application names are at most ${MAX_ENTITY_NAME_LENGTH} characters`);
   const host = typeof f.host === 'string' && f.host.trim() ? f.host.trim() : 'unknown';
   const integer = (v: unknown) => (typeof v === 'number' && Number.isInteger(v) ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : null);
   return {

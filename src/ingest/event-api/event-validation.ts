@@ -1,4 +1,5 @@
 import { MAX_ATTRIBUTES, MAX_ATTRIBUTE_NAME_LENGTH, MAX_EVENT_TYPE_LENGTH, MAX_VALUE_LENGTH } from '../../domain/event-limits.js';
+import { LAST_TIME_MS } from '../../domain/time/time-range.js';
 import { CUSTOM_EVENTS, Rows } from '../../store/duckdb/append-tables.js';
 import { attributeJson } from '../../store/attribute-json.js';
 
@@ -115,13 +116,10 @@ function problemOf(event: unknown): Reason | undefined {
   return undefined;
 }
 
-/** The last millisecond of the year 9999: later times do not fit a TIMESTAMP. */
-const MAX_TIMESTAMP_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
-
 function eventTime(value: unknown, receivedAt: number): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0) return receivedAt;
   const ms = value < 1e11 ? value * 1000 : value;
-  return ms > MAX_TIMESTAMP_MS ? receivedAt : ms;
+  return ms > LAST_TIME_MS ? receivedAt : ms;
 }
 
 /** More than `limit` characters (code points)? Counted only when the UTF-16 length could exceed it. */

@@ -11,6 +11,7 @@ import { entityByGuid, type GraphEntity } from '../entity-model.js';
 import type { GraphContext } from '../graph-context.js';
 import { GraphError } from '../graph-errors.js';
 import { kindName, targetOfKind } from './mutation-target.js';
+import { entityName, entityNameRule } from '../../../domain/entity-name.js';
 
 /*
  * NerdGraph's agent settings: one function per shape (`AgentApplicationSettingsApmBase`,
@@ -164,12 +165,9 @@ function aliasOf(s: Input, refusals: Refusals): string | undefined {
   }
   const given = alias ?? name;
   if (given === undefined) return undefined;
-  const trimmed = given.trim();
-  if (trimmed === '' || trimmed.length > 255) {
-    refusals.add(alias !== undefined ? 'alias' : 'name', 'An application name is 1 to 255 characters');
-    return undefined;
-  }
-  return trimmed;
+  const checked = entityName(given);
+  if (checked === undefined) refusals.add(alias !== undefined ? 'alias' : 'name', entityNameRule('An application'));
+  return checked;
 }
 
 function apdexOf(value: unknown, field: string, refusals: Refusals): number | undefined {
