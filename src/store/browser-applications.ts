@@ -77,9 +77,6 @@ function settingsOf(monitoring: BrowserMonitoringSettings): BrowserSettings {
   };
 }
 
-/** NerdGraph's defaults for `agentApplicationCreateBrowser` and `agentApplicationEnableApmBrowser`. */
-export const DEFAULT_BROWSER_SETTINGS: BrowserSettings = settingsOf(DEFAULT_BROWSER_MONITORING_SETTINGS);
-
 /** A browser application's Apdex T in seconds: its own, or for a browser side its APM application's end-user Apdex T. */
 export function browserApdexT(app: BrowserApplication, applications: { application(id: number): { readonly endUserApdexT: number } | undefined }): number {
   if (app.apdexT !== null) return app.apdexT;
