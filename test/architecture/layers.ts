@@ -30,8 +30,10 @@ export const MODULES: Readonly<Record<string, ModuleRule>> = {
   'api/graphql': { paths: ['api/graphql'], mayImport: SURFACE_MAY_IMPORT },
   'api/nrql-route': { paths: ['api/nrql-route.ts'], mayImport: SURFACE_MAY_IMPORT },
   'api/index-page': { paths: ['api/index-page.ts'], mayImport: SURFACE_MAY_IMPORT },
-  'ingest/agent': { paths: ['ingest/agent'], mayImport: SURFACE_MAY_IMPORT },
-  'ingest/event-api': { paths: ['ingest/event-api'], mayImport: SURFACE_MAY_IMPORT },
+  // The ingest surfaces share what sits directly in ingest/ (the limits of what may be stored); nothing else reads it.
+  ingest: { paths: ['ingest'], mayImport: ['clock', 'domain', 'plan', 'sql', 'security', 'store', 'http'] },
+  'ingest/agent': { paths: ['ingest/agent'], mayImport: [...SURFACE_MAY_IMPORT, 'ingest'] },
+  'ingest/event-api': { paths: ['ingest/event-api'], mayImport: [...SURFACE_MAY_IMPORT, 'ingest'] },
 
   // Composition: builds the apps from the surfaces and chooses the store by configuration.
   app: {
