@@ -27,12 +27,19 @@ export function repoRoot(): string {
 }
 
 /**
- * The captured payloads live in the `shared/` folder beside the repository (CI checks it out there);
- * a git worktree one folder further down finds it beside its parent.
+ * The captured payloads live in the `shared/` folder beside the repository (CI checks it out
+ * there), or beside a folder further up (a git worktree nested a level deeper).
  */
-export const SAMPLES_DIR = [resolve(repoRoot(), '..'), resolve(repoRoot(), '..', '..')]
-  .map((dir) => join(dir, 'shared', 'reference', 'agent-samples'))
-  .find((dir) => existsSync(dir)) ?? resolve(repoRoot(), '..', 'shared', 'reference', 'agent-samples');
+export const SAMPLES_DIR = samplesDir();
+
+function samplesDir(): string {
+  const beside = resolve(repoRoot(), '..', 'shared', 'reference', 'agent-samples');
+  for (let dir = resolve(repoRoot(), '..'); ; dir = dirname(dir)) {
+    const candidate = join(dir, 'shared', 'reference', 'agent-samples');
+    if (existsSync(candidate)) return candidate;
+    if (dirname(dir) === dir) return beside;
+  }
+}
 
 const cache = new Map<string, unknown>();
 
