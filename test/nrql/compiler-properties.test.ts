@@ -21,9 +21,9 @@ import { duckdbDialect } from '../../src/store/duckdb/duckdb-dialect.js';
 import { renderAggregatePlan, renderRowsPlan } from '../../src/sql/render-plan.js';
 import { nrqlArbitraries } from '../helpers/nrql-generator.js';
 import { NRQL_PATTERN_QUERIES, NRQL_WORKED_EXAMPLES } from '../helpers/nrql-examples.js';
-import { scaledRuns } from '../helpers/fuzz-scale.js';
+import { FUZZ_SEED, scaledRuns } from '../helpers/fuzz-scale.js';
 
-const seed = process.env.FC_SEED === undefined ? undefined : Number(process.env.FC_SEED);
+const seed = FUZZ_SEED;
 const runs = (numRuns: number): fc.Parameters<unknown> => ({ numRuns: scaledRuns(numRuns), ...(seed === undefined ? {} : { seed }) });
 // Written out, not read from the code's catalogue: a new code must be added here on purpose.
 const KNOWN_CODES = new Set<string>([

@@ -18,9 +18,9 @@ import { NRQL_ERROR_CODES, NrqlError, type NrqlErrorCode } from '../../src/nrql/
 import { MAX_NESTING, MAX_QUERY_LENGTH, parse } from '../../src/nrql/parser.js';
 import { anyText, nrqlArbitraries } from '../helpers/nrql-generator.js';
 import { NRQL_PATTERN_QUERIES, NRQL_WORKED_EXAMPLES } from '../helpers/nrql-examples.js';
-import { scaledRuns } from '../helpers/fuzz-scale.js';
+import { FUZZ_SEED, scaledRuns } from '../helpers/fuzz-scale.js';
 
-const seed = process.env.FC_SEED === undefined ? undefined : Number(process.env.FC_SEED);
+const seed = FUZZ_SEED;
 const runs = (numRuns: number): fc.Parameters<unknown> => ({ numRuns: scaledRuns(numRuns), ...(seed === undefined ? {} : { seed }) });
 
 const PARSER_CODES: ReadonlySet<NrqlErrorCode> = new Set([

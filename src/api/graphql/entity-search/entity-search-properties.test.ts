@@ -26,9 +26,9 @@ import { queryFromBuilder, type EntitySearchQueryBuilder } from './query-builder
 import { SEARCH_FIELDS, takesLike, type FieldKind, type SearchField } from './search-fields.js';
 import { searchPage, type SearchPage, type SearchSort } from './search-page.js';
 import type { SearchableEntity } from './searchable-entity.js';
-import { scaledRuns } from '../../../../test/helpers/fuzz-scale.js';
+import { FUZZ_SEED, scaledRuns } from '../../../../test/helpers/fuzz-scale.js';
 
-const seed = process.env.FC_SEED === undefined ? undefined : Number(process.env.FC_SEED);
+const seed = FUZZ_SEED;
 const runs = (numRuns: number): fc.Parameters<unknown> => ({ numRuns: scaledRuns(numRuns), ...(seed === undefined ? {} : { seed }) });
 
 // Written out, not read from the code's catalogue: a new parser code must be added here on purpose.
