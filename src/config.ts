@@ -3,6 +3,8 @@ import { resolve } from 'node:path';
 import { defaultDecodeWorkers } from './ingest/agent/agent-decoder.js';
 import { DEFAULT_COMPACTION, type CompactorOptions } from './store/duckdb/timeslice-compactor.js';
 import { parseSunsetMode, type SunsetMode } from './api/rest/sunset.js';
+import { DEFAULT_NRQL_QUERIES_PER_MINUTE, DEFAULT_RATE_LIMIT_PER_MINUTE } from './http/rate-limit.js';
+import { MAX_METRIC_NAMES_PER_APP } from './store/metric-index.js';
 
 export interface ServeConfig {
   readonly host: string;
@@ -23,6 +25,10 @@ export interface ServeConfig {
   readonly compaction: CompactorOptions;
   /** REST v2 and Deployments v0 end of life (TIMESLICE_REST_SUNSET): `date` (410 from 2027-08-01), `never`, `now`. */
   readonly restSunset: SunsetMode;
+  /** Requests per minute: per key for REST v2 and v0 (TIMESLICE_REST_RATE_LIMIT), per account for the NRQL route (TIMESLICE_NRQL_RATE_LIMIT). */
+  readonly rateLimits: { readonly rest: number; readonly nrql: number };
+  /** Distinct metric names an application may report (TIMESLICE_METRIC_NAMES_PER_APP); more are dropped. */
+  readonly maxMetricNamesPerApp: number;
 }
 
 export interface ServeFlags {
@@ -60,6 +66,18 @@ function milliseconds(text: string | undefined, fallback: number, name: string):
   return Number(text);
 }
 
+function perMinute(text: string | undefined, fallback: number, name: string): number {
+  if (text === undefined || text === '') return fallback;
+  if (!/^[0-9]{1,9}$/.test(text) || Number(text) < 1) throw new ConfigError(`${name} must be a whole number of requests per minute, at least 1, got '${text}'`);
+  return Number(text);
+}
+
+function metricNamesPerApp(text: string | undefined): number {
+  if (text === undefined || text === '') return MAX_METRIC_NAMES_PER_APP;
+  if (!/^[0-9]{1,9}$/.test(text) || Number(text) < 1) throw new ConfigError(`TIMESLICE_METRIC_NAMES_PER_APP must be a whole number, at least 1, got '${text}'`);
+  return Number(text);
+}
+
 function sunsetMode(text: string | undefined): SunsetMode {
   try {
     return parseSunsetMode(text);
@@ -90,5 +108,10 @@ export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv): S
       minAgeMs: milliseconds(env.TIMESLICE_COMPACT_AFTER_MS, DEFAULT_COMPACTION.minAgeMs, 'TIMESLICE_COMPACT_AFTER_MS'),
     },
     restSunset: sunsetMode(env.TIMESLICE_REST_SUNSET),
+    rateLimits: {
+      rest: perMinute(env.TIMESLICE_REST_RATE_LIMIT, DEFAULT_RATE_LIMIT_PER_MINUTE, 'TIMESLICE_REST_RATE_LIMIT'),
+      nrql: perMinute(env.TIMESLICE_NRQL_RATE_LIMIT, DEFAULT_NRQL_QUERIES_PER_MINUTE, 'TIMESLICE_NRQL_RATE_LIMIT'),
+    },
+    maxMetricNamesPerApp: metricNamesPerApp(env.TIMESLICE_METRIC_NAMES_PER_APP),
   };
 }

@@ -1,16 +1,17 @@
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import pino from 'pino';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { buildApiApp } from './app/api-app.js';
 import { deploymentsV0Plugin } from './api/deployments-v0.js';
 import { collectorDeploymentsPlugin } from './api/rest/deployment-routes.js';
+import { createRateLimits } from './http/rate-limit.js';
 import { ApiUsageRecorder } from './api/rest/api-usage.js';
 import { systemClock, type Clock } from './clock.js';
 import type { ServeConfig } from './config.js';
 import { inlineDecoder, WorkerDecoderPool, type AgentDecoder } from './ingest/agent/agent-decoder.js';
 import { buildCollector } from './ingest/agent/collector.js';
 import { eventApiPlugin } from './ingest/event-api/event-api.js';
+import { preparePrivateDataDir } from './security/private-data-dir.js';
 import { ensureCollectorCertificate } from './security/tls.js';
 import { BatchWriter } from './store/batch-writer.js';
 import { Catalog, type CreatedKeys } from './store/catalog.js';
@@ -50,13 +51,15 @@ export interface RunningServer {
 export interface StartOptions {
   readonly clock?: Clock;
   readonly logger?: FastifyBaseLogger;
+  /** Rows the batch writer queues at most (default MAX_QUEUED_ROWS); tests lower it to reach it with small payloads. */
+  readonly maxQueuedRows?: number;
 }
 
 /** Opens the store and starts both listeners: the HTTP API and the HTTPS agent collector. */
 export async function startServer(config: ServeConfig, options: StartOptions = {}): Promise<RunningServer> {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? (pino({ level: config.logLevel }) as unknown as FastifyBaseLogger);
-  await mkdir(config.dataDir, { recursive: true });
+  await preparePrivateDataDir(config.dataDir);
   const databasePath = join(config.dataDir, 'timeslice.duckdb');
   const db = await Database.open({ path: databasePath, memoryLimit: config.memoryLimit });
   let ready = false;
@@ -67,8 +70,8 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
   let compactor: TimesliceCompactor | undefined;
   let decoder: AgentDecoder | undefined;
   try {
-    writer = new BatchWriter(db.appendConnection);
-    const metrics = await MetricIndex.load(db, writer, clock);
+    writer = new BatchWriter(db.appendConnection, options.maxQueuedRows);
+    const metrics = await MetricIndex.load(db, writer, clock, { maxMetricNamesPerApp: config.maxMetricNamesPerApp });
     const storeMaintenance = new Mutex();
     const entities = await loadEntityStores(db, clock);
     // Deleting an application deletes its key transactions and browser side from these stores too.
@@ -93,17 +96,19 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
     const deployments = new Deployments(db, writer, clock);
     const apiUsage = new ApiUsageRecorder({ db, catalog, writer, clock, logger });
     let apiPort = config.port;
+    // One budget per key (REST) and per account (NRQL), whichever port a request comes in on.
+    const rateLimits = createRateLimits(clock, config.rateLimits);
     await collector.register(deploymentsV0Plugin({
-      catalog, deployments, clock, sunset: config.restSunset, usage: apiUsage,
+      catalog, deployments, clock, sunset: config.restSunset, usage: apiUsage, limiter: rateLimits.rest,
       graphqlUrl: (request) => `http://${request.hostname}:${apiPort}/graphql`,
     }));
     await collector.register(eventApiPlugin({ catalog, writer, clock }));
-    await collector.register(collectorDeploymentsPlugin({ catalog, deployments, clock, sunset: config.restSunset, usage: apiUsage }));
+    await collector.register(collectorDeploymentsPlugin({ catalog, deployments, clock, sunset: config.restSunset, usage: apiUsage, limiter: rateLimits.rest }));
     executor = new DuckDbPlanExecutor(db);
     compactor = new TimesliceCompactor(db, clock, config.compaction, storeMaintenance);
     api = await buildApiApp({
       catalog, metrics, executor, clock, entities, ready: () => ready, logger,
-      deployments, writer, restSunset: config.restSunset, apiUsage,
+      deployments, writer, restSunset: config.restSunset, apiUsage, rateLimits,
     });
     await collector.listen({ host: config.host, port: config.collectorPort });
     collectorPort = (collector.server.address() as { port: number }).port;

@@ -4,6 +4,8 @@ import { StoreBusyError } from '../store/batch-writer.js';
 import type { Application, Catalog } from '../store/catalog.js';
 import { Deployments } from '../store/deployments.js';
 import { formatRestTime } from '../domain/time/iso8601.js';
+import type { RateLimiter } from '../http/rate-limit.js';
+import { hashKey } from '../security/keys.js';
 import { SERVICE_SOURCE, type ApiUsageRecorder } from './rest/api-usage.js';
 import { RestError } from './rest/rest-error.js';
 import { parseFormBody, RestParams } from './rest/rest-params.js';
@@ -19,7 +21,8 @@ import { escapeText } from './rest/xml.js';
  * the agent reports to, so an agent pointed at the collector reaches it there, over HTTPS.
  *
  * - Keys: a user key in `x-api-key` (or `Api-Key`), or a license key in `x-license-key` (the Ruby
- *   agent's way). None, or none the account knows: 403, as the v1-era API answered.
+ *   agent's way). None, or none the account knows: 403, as the v1-era API answered. Each key's
+ *   requests count against its REST v2 budget (1000 a minute, on either port): 429 past it.
  * - The application: `deployment[app_name]` (the name agents report under), or
  *   `deployment[application_id]`: an id, or, as the Ruby agent sends it, a name. The unprefixed
  *   `app_name`, `appname`, `application_id` of old scripts are read too. Unknown: 422.
@@ -40,6 +43,8 @@ export interface DeploymentsV0Deps {
   readonly usage?: ApiUsageRecorder;
   /** Where the graph API answers, for the `successor-version` link (the collector is not where it is). */
   readonly graphqlUrl?: (request: FastifyRequest) => string;
+  /** The budget per key, shared with REST v2 on both ports. */
+  readonly limiter: RateLimiter;
 }
 
 export const DEPLOYMENTS_V0_PATH = '/deployments.xml';
@@ -65,7 +70,10 @@ export function deploymentsV0Plugin(deps: DeploymentsV0Deps): FastifyPluginAsync
     });
     deps.usage?.addHooks(app, 'Deployments v0', applies);
     app.setErrorHandler((error: FastifyError, request, reply) => {
-      if (error instanceof RestError) return sendErrors(reply, error.status, [error.title, ...(error.messages ?? [])]);
+      if (error instanceof RestError) {
+        for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
+        return sendErrors(reply, error.status, [error.title, ...(error.messages ?? [])]);
+      }
       if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendErrors(reply, 413, [`Request body too large: the limit is ${V0_BODY_LIMIT} bytes`]);
       if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) return sendErrors(reply, error.statusCode, [error.message]);
       if (error instanceof StoreBusyError) return sendErrors(reply, 503, [`The store cannot take the deployment now (${error.message}); send it again shortly`]);
@@ -83,7 +91,9 @@ export function deploymentsV0Plugin(deps: DeploymentsV0Deps): FastifyPluginAsync
     });
 
     app.post(DEPLOYMENTS_V0_PATH, { bodyLimit: V0_BODY_LIMIT }, async (request, reply) => {
-      const accountId = authenticate(deps, request);
+      const { accountId, keyHash } = authenticate(deps, request);
+      const decision = deps.limiter.take(keyHash);
+      if (!decision.allowed) throw RestError.rateLimited(deps.limiter.limitPerMinute, decision.headers);
       const params = RestParams.from(request.query, bodyFields(request));
       const application = findApplication(deps, accountId, params);
       deps.usage?.noteApplication(request, application.id);
@@ -109,15 +119,15 @@ export function deploymentsV0Plugin(deps: DeploymentsV0Deps): FastifyPluginAsync
   };
 }
 
-function authenticate(deps: DeploymentsV0Deps, request: FastifyRequest): number {
+function authenticate(deps: DeploymentsV0Deps, request: FastifyRequest): { accountId: number; keyHash: string } {
   const header = (name: string) => [request.headers[name]].flat().map((k) => k?.trim()).filter((k): k is string => !!k);
   for (const key of [...header('x-api-key'), ...header('api-key')]) {
-    const account = deps.catalog.accountForUserKey(key);
-    if (account !== undefined) return account;
+    const accountId = deps.catalog.accountForUserKey(key);
+    if (accountId !== undefined) return { accountId, keyHash: hashKey(key) };
   }
   for (const key of header('x-license-key')) {
-    const account = deps.catalog.accountForLicenseKey(key);
-    if (account !== undefined) return account;
+    const accountId = deps.catalog.accountForLicenseKey(key);
+    if (accountId !== undefined) return { accountId, keyHash: hashKey(key) };
   }
   const sent = header('x-api-key').length + header('api-key').length + header('x-license-key').length > 0;
   throw new RestError(403, sent

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Catalog } from '../store/catalog.js';
+import type { RateLimiter } from '../http/rate-limit.js';
 import type { NrqlEngine } from '../nrql/nrql-engine.js';
 import { NrqlError, nrqlErrorBody, type NrqlErrorCode } from '../nrql/nrql-error.js';
 import { NRQL_ROUTE } from '../http/service-paths.js';
@@ -7,6 +8,8 @@ import { NRQL_ROUTE } from '../http/service-paths.js';
 export interface NrqlRouteDeps {
   readonly catalog: Pick<Catalog, 'accountForUserKey'>;
   readonly nrql: NrqlEngine;
+  /** Queries per minute per account (New Relic's 3000 for NRQL through its APIs): 429 past it. */
+  readonly limiter: RateLimiter;
 }
 
 /** HTTP status per NRQL error code: the query's fault is 400, a cancelled statement 408. */
@@ -44,6 +47,11 @@ export function registerNrqlRoute(app: FastifyInstance, deps: NrqlRouteDeps): vo
     const keyAccount = key ? deps.catalog.accountForUserKey(key) : undefined;
     if (keyAccount === undefined) {
       return reply.code(401).send({ error: { title: key ? 'Invalid API key' : 'No API key specified; send a user API key in the Api-Key header' } });
+    }
+    const decision = deps.limiter.take(`account:${keyAccount}`);
+    if (!decision.allowed) {
+      return reply.code(429).headers(decision.headers)
+        .send({ error: { title: `Rate limit exceeded: ${deps.limiter.limitPerMinute} NRQL queries per minute per account` } });
     }
     const body = (request.body ?? {}) as NrqlRequestBody;
     if (typeof body.query !== 'string' || body.query.trim() === '') {

@@ -10,6 +10,7 @@ import type { PlanExecutor } from '../store/plan-executor.js';
 import { storeDictionaries } from '../nrql/dictionaries.js';
 import { NrqlEngine } from '../nrql/nrql-engine.js';
 import { fastifyBaseOptions } from '../http/fastify-options.js';
+import { createRateLimits, type RateLimits } from '../http/rate-limit.js';
 import { registerNrqlRoute } from '../api/nrql-route.js';
 import { registerApplicationRoutes } from '../api/rest/application-routes.js';
 import { registerBrowserApplicationRoutes } from '../api/rest/browser-application-routes.js';
@@ -37,8 +38,8 @@ export interface ApiDeps {
   /** True once the store is open and both listeners accept connections. */
   readonly ready: () => boolean;
   readonly logger?: FastifyBaseLogger;
-  /** REST v2 requests per minute per API key (New Relic's 1000 when not given). */
-  readonly restRateLimitPerMinute?: number;
+  /** Request budgets, shared with the collector's REST v2 and v0 routes; New Relic's numbers when not given. */
+  readonly rateLimits?: RateLimits;
   /** Change tracking events: REST v2 and v0 deployments. */
   readonly deployments: Deployments;
   /** Where the Event API's events go. */
@@ -79,7 +80,8 @@ export async function buildApiApp(deps: ApiDeps): Promise<FastifyInstance> {
   }));
 
   const nrql = new NrqlEngine({ executor: deps.executor, dictionaries: storeDictionaries(deps.catalog, deps.metrics), clock: deps.clock });
-  registerNrqlRoute(app, { catalog: deps.catalog, nrql });
+  const limits = deps.rateLimits ?? createRateLimits(deps.clock);
+  registerNrqlRoute(app, { catalog: deps.catalog, nrql, limiter: limits.nrql });
   await app.register(async (graph) => graphPlugin(graph, {
     ...deps,
     nrql,
@@ -94,12 +96,12 @@ export async function buildApiApp(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(restV2Plugin({
     catalog: deps.catalog,
     clock: deps.clock,
-    ...(deps.restRateLimitPerMinute !== undefined ? { rateLimitPerMinute: deps.restRateLimitPerMinute } : {}),
+    limiter: limits.rest,
     sunset: deps.restSunset,
     usage: deps.apiUsage,
   }));
   registerDeploymentRoutes(app, deps);
-  await app.register(deploymentsV0Plugin({ ...deps, sunset: deps.restSunset, usage: deps.apiUsage }));
+  await app.register(deploymentsV0Plugin({ ...deps, sunset: deps.restSunset, usage: deps.apiUsage, limiter: limits.rest }));
   await app.register(eventApiPlugin(deps));
   registerApplicationRoutes(app, deps);
   registerMetricRoutes(app, deps);

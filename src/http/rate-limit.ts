@@ -3,6 +3,9 @@ import type { Clock } from '../clock.js';
 /** New Relic's documented REST v2 limit (rest-v2.md §1.5). */
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 1000;
 
+/** New Relic's documented limit on NRQL queries through its APIs: 3000 per account per minute. */
+export const DEFAULT_NRQL_QUERIES_PER_MINUTE = 3000;
+
 /** Where the 429's `X-RateLimit-Docs` points: the page describing the behaviour we mirror. */
 export const RATE_LIMIT_DOCS_URL =
   'https://docs.newrelic.com/docs/apis/rest-api-v2/basic-functions/api-overload-protection-handling-429-errors/';
@@ -65,4 +68,21 @@ export class RateLimiter {
   get trackedKeys(): number {
     return this.counts.size;
   }
+}
+
+/**
+ * The request budgets one service keeps, each shared by every listener that serves its surface:
+ * `rest` per key for REST v2 and Deployments v0 on the API port and the collector port alike (one
+ * key, one budget, wherever it calls), `nrql` per account for the NRQL route.
+ */
+export interface RateLimits {
+  readonly rest: RateLimiter;
+  readonly nrql: RateLimiter;
+}
+
+export function createRateLimits(clock: Clock, perMinute: { readonly rest?: number; readonly nrql?: number } = {}): RateLimits {
+  return {
+    rest: new RateLimiter(clock, perMinute.rest ?? DEFAULT_RATE_LIMIT_PER_MINUTE),
+    nrql: new RateLimiter(clock, perMinute.nrql ?? DEFAULT_NRQL_QUERIES_PER_MINUTE),
+  };
 }

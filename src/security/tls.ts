@@ -22,7 +22,7 @@ export async function ensureCollectorCertificate(dataDir: string, extraHosts: re
   if (existsSync(certPath) && existsSync(keyPath)) {
     return { cert: await readFile(certPath, 'utf8'), key: await readFile(keyPath, 'utf8'), certPath };
   }
-  await mkdir(dir, { recursive: true });
+  await mkdir(dir, { recursive: true, mode: 0o700 });
   const hosts = [...new Set(extraHosts.filter((h) => h !== '0.0.0.0' && h !== '::'))];
   const dnsNames = ['localhost', ...hosts.filter((h) => !isIp(h) && h !== 'localhost')];
   const ips = ['127.0.0.1', ...hosts.filter((h) => isIp(h) && h !== '127.0.0.1')];
@@ -44,7 +44,7 @@ export async function ensureCollectorCertificate(dataDir: string, extraHosts: re
     ],
   });
   await writeFile(keyPath, pems.private, { mode: 0o600 });
-  await writeFile(certPath, pems.cert);
+  await writeFile(certPath, pems.cert, { mode: 0o600 });
   return { cert: pems.cert, key: pems.private, certPath };
 }
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Rows, TIMESLICES } from './duckdb/append-tables.js';
-import { BatchWriter, StoreBusyError } from './batch-writer.js';
+import { BatchWriter, StoreBusyError, WriteTooLargeError } from './batch-writer.js';
 import { Database } from './duckdb/database.js';
 
 const minute = Date.UTC(2026, 10, 22, 12, 0);
@@ -57,10 +57,22 @@ test('a writer too far behind refuses writes instead of holding them all in memo
   const third = writer.write([timeslices([6])]);
   await assert.rejects(third, (e: unknown) => e instanceof StoreBusyError && /behind \(5 rows/.test(e.message));
   await Promise.all([first, second]);
-  // Once committed, the queue is empty again; a write larger than the limit alone is still taken.
-  await writer.write([timeslices([7, 8, 9, 10, 11, 12])]);
+  // Once committed, the queue is empty again: a write up to the limit is taken.
+  await writer.write([timeslices([7, 8, 9]), timeslices([10, 11])]);
   const [row] = await db.all<{ n: bigint }>('SELECT count(*) AS n FROM timeslices');
-  assert.equal(Number(row!.n), 11);
+  assert.equal(Number(row!.n), 10);
+});
+
+test('one write larger than the queue cap is refused for good, even when the queue is empty', async (t) => {
+  const db = await Database.open({ path: ':memory:' });
+  t.after(() => db.close());
+  const writer = new BatchWriter(db.appendConnection, 5);
+  await assert.rejects(writer.write([timeslices([1, 2, 3]), timeslices([4, 5, 6])]), (e: unknown) =>
+    e instanceof WriteTooLargeError && e.message === 'one write of 6 rows is more than the 5 rows the store queues at once');
+  // Nothing of it is stored or held: the next write within the cap is taken whole.
+  await writer.write([timeslices([7, 8, 9, 10, 11])]);
+  const ids = (await db.all<{ metric_id: number }>('SELECT metric_id FROM timeslices ORDER BY metric_id')).map((r) => r.metric_id);
+  assert.deepEqual(ids, [7, 8, 9, 10, 11]);
 });
 
 test('a commit waits briefly for announced writes, so they share its transaction', async (t) => {

@@ -21,6 +21,17 @@ function timestampColumn(cells: readonly Cell[]): DuckDBValue[] {
 /** The store cannot take a write now (closing, or too far behind); nothing of it was stored. */
 export class StoreBusyError extends Error {}
 
+/**
+ * One write holds more rows than the writer ever queues: it can never be taken, however long the
+ * sender waits, so it is refused for good (an agent discards it on 413; a 503 would make it resend
+ * the payload forever). Nothing of it was stored.
+ */
+export class WriteTooLargeError extends Error {
+  constructor(readonly rows: number, readonly limit: number) {
+    super(`one write of ${rows} rows is more than the ${limit} rows the store queues at once`);
+  }
+}
+
 /** A write announced while its payload is still being decoded; released once it is queued (or abandoned). */
 export interface WriteTicket {
   release(): void;
@@ -34,6 +45,9 @@ interface PendingWrite {
 
 /** DuckDB's vector size: a data chunk holds at most this many rows. */
 const CHUNK_ROWS = 2048;
+/** Rows the writer holds in memory at most, queued and committing (docs/limits.md, Storage). */
+export const MAX_QUEUED_ROWS = 2_000_000;
+
 /** How long a commit waits for announced writes at most. */
 const ANNOUNCED_WAIT_MS = 10;
 
@@ -63,8 +77,11 @@ export class BatchWriter {
 
   constructor(
     private readonly connection: DuckDBConnection,
-    /** Beyond this many queued rows, writes are refused (the agent keeps its data and resends). */
-    private readonly maxQueuedRows = 2_000_000,
+    /**
+     * Beyond this many queued rows, writes are refused (StoreBusyError: the agent keeps its data and
+     * resends); a single write of more rows than this is refused for good (WriteTooLargeError).
+     */
+    readonly maxQueuedRows = MAX_QUEUED_ROWS,
   ) {}
 
   /** Queues rows for the next commit; resolves once it committed. Releases `ticket` once queued. */
@@ -74,7 +91,8 @@ export class BatchWriter {
       let count = 0;
       for (const r of rows) count += r.length;
       if (count === 0) return Promise.resolve();
-      if (this.queuedRows > 0 && this.queuedRows + count > this.maxQueuedRows) {
+      if (count > this.maxQueuedRows) return Promise.reject(new WriteTooLargeError(count, this.maxQueuedRows));
+      if (this.queuedRows + count > this.maxQueuedRows) {
         return Promise.reject(new StoreBusyError(`the store is behind (${this.queuedRows} rows waiting to commit)`));
       }
       this.queuedRows += count;

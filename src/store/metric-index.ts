@@ -1,12 +1,24 @@
 import { TIMESLICE_TABLES } from './duckdb/timeslice-compactor.js';
 import type { Clock } from '../clock.js';
 import type { BatchWriter, WriteTicket } from './batch-writer.js';
-import { METRIC_NAMES, METRIC_PRESENCE, Rows } from './duckdb/append-tables.js';
+import { CUSTOM_EVENTS, METRIC_NAMES, METRIC_PRESENCE, Rows, TIMESLICES } from './duckdb/append-tables.js';
+import { attributeJson } from './attribute-json.js';
 import type { Database } from './duckdb/database.js';
 
 const COMMITTED: Promise<void> = Promise.resolve();
 /** Timeslices are filed under their minute: data filed at `ts` was stored by the end of that minute. */
 const MINUTE_MS = 60_000;
+
+/**
+ * Distinct metric names an application may report (its metric names list). New Relic applies its
+ * metric grouping limits once an application passes 5000 unique metric names.
+ */
+export const MAX_METRIC_NAMES_PER_APP = 5000;
+
+export interface MetricIndexOptions {
+  /** Distinct unscoped metric names per application; names past it are dropped. */
+  readonly maxMetricNamesPerApp?: number;
+}
 
 interface NameEntry {
   readonly id: number;
@@ -55,18 +67,31 @@ export interface MetricWrite {
  * A new name's row and a new presence row commit in the transaction of the first data that
  * uses them, and no later data using them is acknowledged before that. Queries see only what
  * committed.
+ *
+ * An application reports at most `maxMetricNamesPerApp` distinct unscoped metric names (5000:
+ * New Relic's metric grouping limit). A harvest's names past it are dropped for that application,
+ * as metrics and as the scope of scoped metrics (a roll-up application at its limit does not stop
+ * its primary, nor the other way round); the rest of the harvest is stored, with one
+ * `NrIntegrationError` event per application saying how many names were dropped. Names reported
+ * only scoped are not counted: agents report each scoped metric unscoped too, and the scope names
+ * are transaction names, counted as metrics.
  */
 export class MetricIndex {
   private readonly ids = new Map<string, NameEntry>();
   private readonly names = new Map<number, string>();
   /** By application id, then instance id. */
   private readonly reporters = new Map<number, Map<number, Reporter>>();
+  /** By application id: the unscoped metric ids any of its instances stored or is storing. */
+  private readonly appMetrics = new Map<number, Set<number>>();
   private nextId = 1;
+  private readonly maxMetricNamesPerApp: number;
 
-  private constructor(private readonly writer: BatchWriter, private readonly clock: Clock) {}
+  private constructor(private readonly writer: BatchWriter, private readonly clock: Clock, options: MetricIndexOptions) {
+    this.maxMetricNamesPerApp = options.maxMetricNamesPerApp ?? MAX_METRIC_NAMES_PER_APP;
+  }
 
-  static async load(db: Database, writer: BatchWriter, clock: Clock): Promise<MetricIndex> {
-    const index = new MetricIndex(writer, clock);
+  static async load(db: Database, writer: BatchWriter, clock: Clock, options: MetricIndexOptions = {}): Promise<MetricIndex> {
+    const index = new MetricIndex(writer, clock, options);
     for (const r of await db.all<{ id: number; name: string }>('SELECT id, name FROM metric_names')) {
       index.ids.set(r.name, { id: r.id, persisted: COMMITTED });
       index.names.set(r.id, r.name);
@@ -76,6 +101,7 @@ export class MetricIndex {
       'SELECT DISTINCT app_id, host_id, instance_id, metric_id FROM metric_presence',
     )) {
       index.reporter(r.app_id, r.host_id, r.instance_id).metrics.add(r.metric_id);
+      index.metricsOfApp(r.app_id).add(r.metric_id);
     }
     for (const r of await db.all<{ app_id: number; host_id: number; instance_id: number; last: bigint }>(
       `SELECT app_id, host_id, instance_id, epoch_ms(max(ts)) AS last
@@ -94,8 +120,18 @@ export class MetricIndex {
    * Names and presence rows another write introduced and has not committed yet are waited for.
    * If the write fails, what it introduced is forgotten (the agent resends; it is introduced
    * again), and writes waiting for it fail too.
+   *
+   * Names past every target application's limit get no id, and `build` leaves out the rows that
+   * use them; rows of an application past its limit that use names another target admitted are
+   * taken out of what `build` returns.
    */
   async write(write: MetricWrite, build: (ids: ReadonlyMap<string, number>) => Rows[], ticket?: WriteTicket): Promise<void> {
+    const { droppedFor, errors } = this.namesPastLimit(write);
+    const appIds = new Set(write.targets.map((t) => t.appId));
+    if (droppedFor.size === appIds.size) {
+      const everywhere = (name: string) => [...droppedFor.values()].every((names) => names.has(name));
+      write = { ...write, names: write.names.filter((n) => !everywhere(n)), unscoped: write.unscoped.filter((n) => !everywhere(n)) };
+    }
     const ids = new Map<string, number>();
     const freshNames = new Rows(METRIC_NAMES);
     const freshPresence = new Rows(METRIC_PRESENCE);
@@ -122,7 +158,9 @@ export class MetricIndex {
     try {
       for (const [i, target] of write.targets.entries()) {
         const reporter = reporters[i]!;
+        const dropped = droppedFor.get(target.appId);
         for (const name of write.unscoped) {
+          if (dropped?.has(name)) continue;
           const id = ids.get(name);
           if (id === undefined) throw new Error(`unscoped metric '${name}' is not among the write's names`);
           if (reporter.metrics.has(id)) continue;
@@ -134,10 +172,12 @@ export class MetricIndex {
           reporter.pending.set(id, persisted);
           freshPresence.push(write.accountId, target.appId, target.hostId, target.instanceId, id);
           createdPresence.push([reporter, id]);
+          this.metricsOfApp(target.appId).add(id);
         }
       }
       await Promise.all(others);
-      await this.writer.write([freshNames, freshPresence, ...build(ids)], ticket);
+      const built = droppedFor.size > 0 ? withoutDropped(build(ids), droppedFor, ids) : build(ids);
+      await this.writer.write([freshNames, freshPresence, ...(errors ? [errors] : []), ...built], ticket);
       for (const name of createdNames) {
         const id = ids.get(name)!;
         this.ids.set(name, { id, persisted: COMMITTED });
@@ -153,6 +193,10 @@ export class MetricIndex {
     } catch (error) {
       for (const name of createdNames) this.ids.delete(name);
       for (const [reporter, id] of createdPresence) reporter.pending.delete(id);
+      for (const target of write.targets) {
+        const known = this.metricsOfApp(target.appId);
+        for (const [, id] of createdPresence) if (!this.appReports(target.appId, id)) known.delete(id);
+      }
       settle.reject(error as Error);
       throw error;
     }
@@ -202,6 +246,59 @@ export class MetricIndex {
   /** Drops an application's presence and reporting times (its rows are deleted by the catalog). */
   forgetApplication(appId: number): void {
     this.reporters.delete(appId);
+    this.appMetrics.delete(appId);
+  }
+
+  /**
+   * Per target application, the write's unscoped names that are new to it past its limit (in the
+   * harvest's order, the first ones fit), and the `NrIntegrationError` rows reporting them.
+   */
+  private namesPastLimit(write: MetricWrite): { droppedFor: Map<number, Set<string>>; errors: Rows | undefined } {
+    const droppedFor = new Map<number, Set<string>>();
+    let errors: Rows | undefined;
+    const now = this.clock.now();
+    for (const appId of new Set(write.targets.map((t) => t.appId))) {
+      const known = this.metricsOfApp(appId);
+      let room = this.maxMetricNamesPerApp - known.size;
+      const past: string[] = [];
+      for (const name of write.unscoped) {
+        const id = this.ids.get(name)?.id;
+        if (id !== undefined && known.has(id)) continue;
+        if (room > 0) room--;
+        else past.push(name);
+      }
+      if (past.length === 0) continue;
+      droppedFor.set(appId, new Set(past));
+      errors ??= new Rows(CUSTOM_EVENTS);
+      errors.push(write.accountId, appId, 0, 0, now, 'NrIntegrationError', attributeJson({
+        newRelicFeature: 'Metrics',
+        category: 'RateLimit',
+        rateLimitType: 'MetricNamesPerApplication',
+        message: `${past.length} metric name(s) dropped because application ${appId} reached its limit of ${this.maxMetricNamesPerApp} metric names`,
+        appId,
+        limitValue: this.maxMetricNamesPerApp,
+        droppedCount: past.length,
+        metricNameSample: past[0]!.slice(0, 255),
+      }));
+    }
+    return { droppedFor, errors };
+  }
+
+  private metricsOfApp(appId: number): Set<number> {
+    let known = this.appMetrics.get(appId);
+    if (!known) {
+      known = new Set();
+      this.appMetrics.set(appId, known);
+    }
+    return known;
+  }
+
+  /** Whether any instance of the application stored, or is storing, the unscoped metric. */
+  private appReports(appId: number, id: number): boolean {
+    for (const reporter of this.reporters.get(appId)?.values() ?? []) {
+      if (reporter.metrics.has(id) || reporter.pending.has(id)) return true;
+    }
+    return false;
   }
 
   /** Distinct names known, committed or not. */
@@ -235,4 +332,33 @@ export class MetricIndex {
       if (scope.hostId === undefined || reporter.hostId === scope.hostId) yield reporter;
     }
   }
+}
+
+/**
+ * The timeslice rows of `rows` less those of an application that use, as metric or scope, a name
+ * dropped for it. Names dropped for every application have no id and were never built.
+ */
+function withoutDropped(rows: Rows[], droppedFor: ReadonlyMap<number, ReadonlySet<string>>, ids: ReadonlyMap<string, number>): Rows[] {
+  const droppedIds = new Map<number, Set<number>>();
+  for (const [appId, names] of droppedFor) {
+    const set = new Set<number>();
+    for (const name of names) {
+      const id = ids.get(name);
+      if (id !== undefined) set.add(id);
+    }
+    if (set.size > 0) droppedIds.set(appId, set);
+  }
+  if (droppedIds.size === 0) return rows;
+  const column = (name: string) => TIMESLICES.columns.findIndex((c) => c.name === name);
+  const [app, metric, scope] = [column('app_id'), column('metric_id'), column('scope_id')];
+  return rows.map((r) => {
+    if (r.table !== TIMESLICES) return r;
+    const keep: number[] = [];
+    for (let i = 0; i < r.length; i++) {
+      const set = droppedIds.get(r.columns[app]![i] as number);
+      if (!set || (!set.has(r.columns[metric]![i] as number) && !set.has(r.columns[scope]![i] as number))) keep.push(i);
+    }
+    if (keep.length === r.length) return r;
+    return new Rows(r.table, r.columns.map((cells) => keep.map((i) => cells[i]!)));
+  });
 }

@@ -464,3 +464,18 @@ test('sql_trace_data: columns in order, encoded params decoded, receive time as 
     params: JSON.stringify(params),
   });
 });
+
+test('metric_data: a metric with a number past 1e100 is left out and counted; the others are kept; names are cut to 255', () => {
+  const long = `Custom/${'L'.repeat(300)}`;
+  const p = parseMetricData(['r', 1795318934, 1795318994, [
+    [{ name: 'Custom/A' }, [1, 2, 3, 4, 5, 6]],
+    [{ name: 'Custom/Huge' }, [1, 2, 3, 4, 5, 1.5e100]],
+    [{ name: long, scope: `WebTransaction/${'S'.repeat(300)}` }, [1, 1e100, -1e100, 0, 0, 0]],
+    [{ name: 'Custom/Huge2' }, [-1e200, 0, 0, 0, 0, 0]],
+  ]]);
+  assert.deepEqual(metricsOf(p), [
+    { name: 'Custom/A', scope: '', stats: { count: 1, total: 2, exclusive: 3, min: 4, max: 5, sumOfSquares: 6 } },
+    { name: long.slice(0, 255), scope: `WebTransaction/${'S'.repeat(240)}`, stats: { count: 1, total: 1e100, exclusive: -1e100, min: 0, max: 0, sumOfSquares: 0 } },
+  ]);
+  assert.deepEqual([p.outOfRange, p.outOfRangeSample, p.names.length], [2, 'Custom/Huge', 3]);
+});

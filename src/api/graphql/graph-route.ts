@@ -10,7 +10,7 @@ import {
 } from 'graphql';
 import { InflateError, inflateBody } from '../../http/inflate-body.js';
 import { AsyncNrqlQueries } from './async-nrql.js';
-import { DocumentCache } from './document-cache.js';
+import { DocumentCache, MAX_DOCUMENT_DEPTH } from './document-cache.js';
 import { GraphContext, type Principal } from './graph-context.js';
 import type { GraphServices } from './graph-services.js';
 import type { GraphErrorClass } from './graph-errors.js';
@@ -20,6 +20,11 @@ import { isWellFormedText } from './validation-rules.js';
 export const GRAPH_PATH = '/graphql';
 /** Request bodies, as sent and once inflated. */
 export const MAX_GRAPH_BODY_BYTES = 1024 * 1024;
+/**
+ * How deep objects and lists may nest in `variables` (the variables object is level 1): the
+ * document's own nesting limit (document-cache.ts). Deeper is INVALID_INPUT, used or not.
+ */
+export const MAX_VARIABLES_DEPTH = MAX_DOCUMENT_DEPTH;
 /** NerdGraph guarantees 25 concurrent requests per user; more are refused with a 429. */
 export const MAX_CONCURRENT_PER_KEY = 25;
 
@@ -185,33 +190,40 @@ function graphRequest(body: unknown, viaGet: boolean): GraphRequest {
 async function run(schema: GraphQLSchema, documents: DocumentCache, body: GraphRequest, ctx: GraphContext): Promise<ExecutionResult> {
   const checked = documents.get(body.query);
   if ('errors' in checked) return { errors: checked.errors };
-  const malformed = malformedTextAt(body.variables, '$');
-  if (malformed) {
-    return { errors: [new GraphQLError(`Variable ${malformed} holds a lone UTF-16 surrogate (an unpaired \\uD800–\\uDFFF): send well-formed Unicode`, {
-      extensions: { errorClass: 'INVALID_INPUT' },
-    })] };
-  }
+  const refusal = checkVariables(body.variables);
+  if (refusal) return { errors: [new GraphQLError(refusal, { extensions: { errorClass: 'INVALID_INPUT' } })] };
   if (body.viaGet && operationOf(checked.document, body.operationName)?.operation === 'mutation') {
     throw new TransportError(405, 'INVALID_INPUT', 'Mutations must be sent with POST');
   }
   return execute({ schema, document: checked.document, contextValue: ctx, variableValues: body.variables, operationName: body.operationName });
 }
 
-/** Where in the variables a string (value or key) is not well-formed Unicode, as `$name.key[2]`. */
-function malformedTextAt(value: unknown, path: string): string | undefined {
-  if (typeof value === 'string') return isWellFormedText(value) ? undefined : path;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = malformedTextAt(value[i], `${path}[${i}]`);
-      if (found) return found;
+/**
+ * Why the variables cannot be used, or undefined: objects and lists nested past
+ * `MAX_VARIABLES_DEPTH` (the variables object is level 1), or a string (value or key) that is not
+ * well-formed Unicode, named by its place, e.g. `$name.key[2]`. The walk keeps its own stack, so
+ * no nesting, however deep JSON.parse let it be, can overflow the call stack.
+ */
+function checkVariables(variables: Record<string, unknown> | undefined): string | undefined {
+  if (variables === undefined) return undefined;
+  const stack: { value: unknown; path: string; depth: number }[] = [{ value: variables, path: '$', depth: 1 }];
+  while (stack.length > 0) {
+    const { value, path, depth } = stack.pop()!;
+    if (typeof value === 'string') {
+      if (!isWellFormedText(value)) return `Variable ${path} holds a lone UTF-16 surrogate (an unpaired \\uD800–\\uDFFF): send well-formed Unicode`;
+      continue;
     }
-  } else if (typeof value === 'object' && value !== null) {
-    for (const [key, item] of Object.entries(value)) {
-      const at = path === '$' ? `$${key}` : `${path}.${key}`;
-      if (!isWellFormedText(key)) return at;
-      const found = malformedTextAt(item, at);
-      if (found) return found;
+    if (typeof value !== 'object' || value === null) continue;
+    if (depth > MAX_VARIABLES_DEPTH) return `Variables nest objects and lists more than ${MAX_VARIABLES_DEPTH} deep: send flatter variables`;
+    const entries: [string, unknown][] = Array.isArray(value)
+      ? value.map((item, i) => [`${path}[${i}]`, item])
+      : Object.entries(value).map(([key, item]) => [path === '$' ? `$${key}` : `${path}.${key}`, item]);
+    if (!Array.isArray(value)) {
+      const badKey = Object.keys(value).find((key) => !isWellFormedText(key));
+      if (badKey !== undefined) return `Variable ${path === '$' ? `$${badKey}` : `${path}.${badKey}`} holds a lone UTF-16 surrogate (an unpaired \\uD800–\\uDFFF): send well-formed Unicode`;
     }
+    // Pushed in reverse so that the first offending place in document order is found first.
+    for (let i = entries.length - 1; i >= 0; i--) stack.push({ value: entries[i]![1], path: entries[i]![0], depth: depth + 1 });
   }
   return undefined;
 }

@@ -36,7 +36,7 @@ type TextField = keyof typeof LIMITS;
  * (and Capistrano through it) posts `/v2/applications/{id}/deployments.json` to its `api_host` and
  * `api_port`, and `api_port` defaults to the collector's port. Only the deployment routes are here,
  * in their own scope: JSON and form bodies (the collector itself takes raw bodies), REST v2 auth,
- * errors, end-of-life headers and usage events, and a rate limit of their own.
+ * errors, end-of-life headers and usage events, and the key's one budget (`limiter`, shared with the API port).
  */
 export function collectorDeploymentsPlugin(deps: DeploymentRouteDeps & Omit<RestV2Deps, 'catalog'>): FastifyPluginAsync {
   return async (app) => {

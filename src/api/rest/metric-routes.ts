@@ -19,8 +19,19 @@ export interface MetricRouteDeps {
   readonly clock: Clock;
 }
 
-/** Slices per metric a series may have (New Relic: "up to 3000 results per cell"). */
-export const MAX_SLICES = 3000;
+/**
+ * Metric names one metric-data request may name: a page of the names endpoint, so a script can
+ * ask for every name it was just given. New Relic documents no number.
+ */
+export const MAX_METRIC_DATA_NAMES = 1000;
+
+/**
+ * Values one metric-data response may hold: timeslices × the values each carries (a timeslice
+ * with none counts as one). 16 metrics with all 10 generic values over 3000 slices (480 000)
+ * fit, as do 1000 metrics over the default 30 minutes: 15 MB of JSON, 25 MB of XML (figures
+ * from `npm run bench -- rest-limits` in docs/limits.md).
+ */
+export const MAX_METRIC_DATA_VALUES = 500_000;
 
 /** Metric names per page of the names endpoint (New Relic's documented page size). */
 export const METRIC_NAMES_PER_PAGE = 1000;
@@ -68,6 +79,9 @@ function metricNames(deps: MetricRouteDeps, scope: MetricScope, params: RestPara
 async function metricData(deps: MetricRouteDeps, ctx: RestContext, scope: MetricScope, params: RestParams) {
   const names = params.allOf('names', 'name');
   if (names.length === 0) throw new ParamError('names[]', 'names[] is required: give one or more metric names, e.g. names[]=HttpDispatcher');
+  if (names.length > MAX_METRIC_DATA_NAMES) {
+    throw new ParamError('names[]', `Too many metric names: ${names.length} given, at most ${MAX_METRIC_DATA_NAMES} per request; split the names over several requests`);
+  }
   const requestedValues = params.allOf('values');
   const summarize = params.bool('summarize') ?? false;
   const raw = params.bool('raw') ?? false;
@@ -75,9 +89,6 @@ async function metricData(deps: MetricRouteDeps, ctx: RestContext, scope: Metric
     { from: params.one('from'), to: params.one('to'), period: params.one('period'), summarize },
     deps.clock.now(),
   );
-  if (window.slices.length > MAX_SLICES) {
-    throw new ParamError('period', `The time range holds ${window.slices.length} slices of ${window.periodSeconds} seconds; at most ${MAX_SLICES} are returned: shorten the range, give a larger period, or summarize`);
-  }
 
   const found: { name: string; id: number }[] = [];
   const notFound: string[] = [];
@@ -95,6 +106,10 @@ async function metricData(deps: MetricRouteDeps, ctx: RestContext, scope: Metric
     values: requestedValues.length > 0 ? requestedValues : undefined,
     window,
   });
+  const values = planned.metrics.reduce((sum, m) => sum + window.slices.length * Math.max(1, m.values.length), 0);
+  if (values > MAX_METRIC_DATA_VALUES) {
+    throw new ParamError('names[]', `The response would hold ${values} values (${planned.metrics.length} metrics × ${window.slices.length} timeslices × their values); at most ${MAX_METRIC_DATA_VALUES} are returned: ask for fewer names[] or values[], a shorter range, a larger period, or summarize=true`);
+  }
   const result = found.length > 0
     ? await deps.executor.aggregate(planned.plan)
     : { rowCount: 0, groups: [[]], buckets: [], aggregates: planned.plan.aggregates.map(() => []) };

@@ -9,7 +9,7 @@ import { entityListPage } from './entity-list.js';
 import { pathId } from './id-params.js';
 import { paginate, parsePage } from './link-header.js';
 import { shapeMetricData } from './metric-data/metric-data-shape.js';
-import { MAX_SLICES, METRIC_NAMES_PER_PAGE } from './metric-routes.js';
+import { MAX_METRIC_DATA_NAMES, METRIC_NAMES_PER_PAGE } from './metric-routes.js';
 import { nrqlHeaders } from './metric-routes.js';
 import { MOBILE_METRICS, mobileMetricNames, mobileSummaries, planMobileMetricData, type MobileSummary } from './mobile-data.js';
 import { threeSignificant } from './number-format.js';
@@ -73,13 +73,13 @@ export function registerMobileApplicationRoutes(app: FastifyInstance, deps: Mobi
     const params = RestParams.from(request.query, request.body);
     const names = params.allOf('names', 'name');
     if (names.length === 0) throw new ParamError('names[]', 'names[] is required: give one or more metric names, e.g. names[]=Mobile/Crash/All');
+    if (names.length > MAX_METRIC_DATA_NAMES) {
+      throw new ParamError('names[]', `Too many metric names: ${names.length} given, at most ${MAX_METRIC_DATA_NAMES} per request; split the names over several requests`);
+    }
     const requestedValues = params.allOf('values');
     const summarize = params.bool('summarize') ?? false;
     const raw = params.bool('raw') ?? false;
     const window = resolveMetricWindow({ from: params.one('from'), to: params.one('to'), period: params.one('period'), summarize }, deps.clock.now());
-    if (window.slices.length > MAX_SLICES) {
-      throw new ParamError('period', `The time range holds ${window.slices.length} slices of ${window.periodSeconds} seconds; at most ${MAX_SLICES} are returned: shorten the range, give a larger period, or summarize`);
-    }
     const known = new Set(await mobileMetricNames(deps.executor, ctx.accountId, mobile, deps.clock.now()));
     const found = names.filter((n) => known.has(n));
     const planned = planMobileMetricData({

@@ -36,8 +36,10 @@ export type RestHandler = (request: FastifyRequest, ctx: RestContext, reply: Fas
 export interface RestV2Deps {
   readonly catalog: Pick<Catalog, 'accountForUserKey'>;
   readonly clock: Clock;
-  /** Per API key; New Relic's documented 1000 when not given. */
+  /** Per API key; New Relic's documented 1000 when not given. Ignored when `limiter` is given. */
   readonly rateLimitPerMinute?: number;
+  /** The budget per key, when it is shared with other plugins (the other port, Deployments v0). */
+  readonly limiter?: RateLimiter;
   /** End of life (sunset.ts): its headers on every `/v2` response, and 410 once past; off when not given. */
   readonly sunset?: SunsetMode;
   /** Records every `/v2` call as a `TimesliceApiCall` event (api-usage.ts). */
@@ -72,7 +74,7 @@ export function restV2Plugin(deps: RestV2Deps): FastifyPluginAsync {
   const plugin: FastifyPluginAsync = async (app) => {
     const state: RestState = {
       catalog: deps.catalog,
-      limiter: new RateLimiter(deps.clock, deps.rateLimitPerMinute),
+      limiter: deps.limiter ?? new RateLimiter(deps.clock, deps.rateLimitPerMinute),
       routes: [],
     };
     app.decorate(kRestState, state);

@@ -193,3 +193,34 @@ test('every series covers [beginMs, endMs) in whole, contiguous periods reaching
     });
   }
 });
+
+test('times outside the years 0000–9999 are refused, whichever parser read them', () => {
+  const message = (p: string) => `Invalid ${p}: expected a time from 0000-01-01T00:00:00Z to 9999-12-31T23:59:59Z`;
+  assert.throws(() => resolveMetricWindow(series('-271821-04-20T00:00:00Z'), NOW), windowError('from', message('from')));
+  assert.throws(() => resolveMetricWindow(series(undefined, '-271821-04-20T00:00:00Z'), NOW), windowError('to', message('to')));
+  assert.throws(() => resolveMetricWindow(series('-000001-12-31T00:00:00Z'), NOW), windowError('from', message('from')));
+  assert.equal(resolveMetricWindow({ from: '0000-01-01T00:00:00Z', summarize: true }, NOW).beginMs, -62_167_219_200_000);
+});
+
+test('the slice count is checked before slices are made, against the limit given', () => {
+  const twoDays = series('2024-03-03T14:30:00Z', '2024-03-05T14:30:00Z', '3600');
+  assert.equal(resolveMetricWindow(twoDays, NOW, { maxSlices: 48 }).slices.length, 48);
+  assert.throws(() => resolveMetricWindow(twoDays, NOW, { maxSlices: 47 }), windowError('period',
+    'The time range holds 48 slices of 3600 seconds; at most 47 are returned: shorten the range, give a larger period, or summarize'));
+});
+
+test('a period is at most 366 days', () => {
+  const day = series('2024-03-04T14:30:00Z', '2024-03-05T14:30:00Z', '31622400');
+  assert.equal(resolveMetricWindow(day, NOW).beginMs, at('2023-03-05T14:30:00Z'));
+  for (const period of ['31622401', '9007199254740991']) {
+    assert.throws(() => resolveMetricWindow({ ...day, period }, NOW), windowError('period', 'Invalid period: at most 31622400 seconds (366 days)'));
+  }
+});
+
+test('nothing reaches back before 0000-01-01: a default from, or slices laid back a long period', () => {
+  assert.throws(() => resolveMetricWindow(series(undefined, '0000-01-01T00:10:00Z'), NOW),
+    windowError('from', 'The default from, 30 minutes before to, is before 0000-01-01: give a from'));
+  assert.throws(() => resolveMetricWindow(series('0000-01-01T00:00:00Z', '0000-01-02T00:00:00Z', '36000'), NOW),
+    windowError('period', 'The series would reach back before 0000-01-01: give a later from or a shorter period'));
+  assert.equal(resolveMetricWindow(series('0000-01-01T00:00:00Z', '0000-01-02T00:00:00Z', '600'), NOW).beginMs, -62_167_219_200_000);
+});

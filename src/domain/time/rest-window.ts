@@ -3,7 +3,10 @@
  *
  * Request window (`requestFromMs`/`requestToMs`, echoed as `metric_data.from`/`to`):
  * - `to` defaults to now; a `to` in the future is clamped to now. `from` defaults to `to` − 30 min.
- * - An unparseable `from` or `to` (see iso8601.ts) is refused, naming the parameter and the format.
+ * - An unparseable `from` or `to` (see iso8601.ts) is refused, naming the parameter and the format;
+ *   so is a time outside the years 0000–9999 (JavaScript's own fallback parser reads years back to
+ *   −271821, which no date formatting or engine timestamp survives), and a window or series that
+ *   would reach back before the year 0000 (a default `from`, or slices laid back from the end).
  * - `from` must be before `to`, and `to` − `from` must be at least 60 s, judged on the exact
  *   (millisecond) values; 60 s always holds one whole minute, so no window is empty.
  *
@@ -15,8 +18,13 @@
  * A `period` parameter must be a positive whole number of seconds (422 otherwise). It is rounded up
  * to whole minutes and raised to that default when finer, so it can only coarsen (Grafana plugins
  * send their panel interval, e.g. 30 s, and New Relic answers them). It may exceed the range: the one slice then
- * reaches back a whole period from the end. With `summarize` the period is ignored, unchecked, as
- * it cannot change the answer.
+ * reaches back a whole period from the end, but it may not exceed `MAX_PERIOD_SECONDS` (366 days):
+ * a larger one would reach back past any time an engine can store. With `summarize` the period is
+ * ignored, unchecked, as it cannot change the answer.
+ *
+ * The number of slices is computed before any is made: past `maxSlices` (3000 unless given, New
+ * Relic's "up to 3000 results per cell") the request is refused, so a window of 10 000 years costs
+ * no more than one of 30 minutes.
  *
  * Data window (`beginMs` inclusive, `endMs` exclusive, whole minutes):
  * - Series: `endMs` = `to` floored to its minute (the current minute is still being reported);
@@ -28,6 +36,7 @@
  *   (The response shows the slice's `to` one second earlier; that is formatting, not this window.)
  */
 import { formatRestTime, parseRestTime } from './iso8601.js';
+import { LAST_TIME_MS } from './time-range.js';
 
 export interface MetricWindowRequest {
   readonly from?: string | undefined;
@@ -35,6 +44,20 @@ export interface MetricWindowRequest {
   readonly period?: string | undefined;
   readonly summarize: boolean;
 }
+
+export interface MetricWindowLimits {
+  /** Slices a series may have; more is refused before any is built. */
+  readonly maxSlices?: number;
+}
+
+/** Slices per metric a series may have (New Relic: "up to 3000 results per cell"). */
+export const MAX_SLICES = 3000;
+
+/** The longest period a series may ask for: 366 days. */
+export const MAX_PERIOD_SECONDS = 366 * 24 * 3600;
+
+/** Times a request may name: 0000-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z. */
+const EARLIEST_TIME_MS = -62_167_219_200_000;
 
 export interface TimeSlice {
   readonly beginMs: number;
@@ -103,11 +126,12 @@ export function defaultPeriodSeconds(rangeMs: number, startAgeMs: number): numbe
   return LONGEST_PERIOD_S;
 }
 
-export function resolveMetricWindow(req: MetricWindowRequest, nowMs: number): MetricWindow {
+export function resolveMetricWindow(req: MetricWindowRequest, nowMs: number, limits: MetricWindowLimits = {}): MetricWindow {
   const givenFrom = req.from === undefined ? undefined : parseTime('from', req.from);
   const givenTo = req.to === undefined ? nowMs : parseTime('to', req.to);
   const toMs = Math.min(givenTo, nowMs);
   const fromMs = givenFrom ?? toMs - DEFAULT_RANGE_MS;
+  if (fromMs < EARLIEST_TIME_MS) throw new WindowError('from', 'The default from, 30 minutes before to, is before 0000-01-01: give a from');
   if (fromMs >= toMs) {
     const end = givenTo > nowMs ? 'now' : formatRestTime(toMs);
     throw new WindowError('from', `The time range must start before it ends: from ${formatRestTime(fromMs)} is not before ${end}`);
@@ -126,7 +150,12 @@ export function resolveMetricWindow(req: MetricWindowRequest, nowMs: number): Me
   const periodSeconds = resolvePeriod(req.period, defaultPeriodSeconds(rangeMs, nowMs - fromMs));
   const periodMs = periodSeconds * SECOND_MS;
   const count = Math.ceil((endMs - firstMinuteMs) / periodMs);
+  const maxSlices = limits.maxSlices ?? MAX_SLICES;
+  if (count > maxSlices) {
+    throw new WindowError('period', `The time range holds ${count} slices of ${periodSeconds} seconds; at most ${maxSlices} are returned: shorten the range, give a larger period, or summarize`);
+  }
   const beginMs = endMs - count * periodMs;
+  if (beginMs < EARLIEST_TIME_MS) throw new WindowError('period', 'The series would reach back before 0000-01-01: give a later from or a shorter period');
   const slices: TimeSlice[] = [];
   for (let k = 0; k < count; k++) slices.push({ beginMs: beginMs + k * periodMs, endMs: beginMs + (k + 1) * periodMs });
   return { ...base, beginMs, periodSeconds, slices };
@@ -135,6 +164,9 @@ export function resolveMetricWindow(req: MetricWindowRequest, nowMs: number): Me
 function parseTime(parameter: 'from' | 'to', text: string): number {
   const ms = parseRestTime(text);
   if (ms === undefined) throw new WindowError(parameter, `Invalid ${parameter}: expected ${TIME_FORMAT}`);
+  if (ms < EARLIEST_TIME_MS || ms > LAST_TIME_MS) {
+    throw new WindowError(parameter, `Invalid ${parameter}: expected a time from 0000-01-01T00:00:00Z to 9999-12-31T23:59:59Z`);
+  }
   return ms;
 }
 
@@ -142,6 +174,7 @@ function resolvePeriod(text: string | undefined, minimumSeconds: number): number
   if (text === undefined) return minimumSeconds;
   const seconds = /^[0-9]+$/.test(text) ? Number(text) : NaN;
   if (!Number.isSafeInteger(seconds) || seconds <= 0) throw new WindowError('period', 'Invalid period: expected a whole number of seconds');
+  if (seconds > MAX_PERIOD_SECONDS) throw new WindowError('period', `Invalid period: at most ${MAX_PERIOD_SECONDS} seconds (366 days)`);
   // Grafana plugins send their panel interval as is (20, 30 s); New Relic answers them, so round up.
   return Math.max(minimumSeconds, Math.ceil(seconds / 60) * 60);
 }

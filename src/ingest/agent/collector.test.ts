@@ -22,3 +22,15 @@ test('connect facts without an application name are refused with 400', () => {
     assert.throws(() => parseConnectFacts(body, undefined), (e: unknown) => e instanceof CollectorError && e.statusCode === 400);
   }
 });
+
+test('connect facts: the first 3 distinct names, cut to 255 characters; pid and port in range or unknown', () => {
+  const long = 'n'.repeat(300);
+  const facts = parseConnectFacts([{ app_name: ['a', 'a', `${long}x`, `${long}y`, 'b', 'c'], host: ` ${'h'.repeat(256)} `, pid: 2 ** 31, port: 65_536 }], 'U'.repeat(300));
+  assert.deepEqual(facts, {
+    appNames: ['a', 'n'.repeat(255), 'b'], language: null, agentVersion: null, host: 'h'.repeat(255), displayHost: null, pid: null, port: null, userAgent: 'U'.repeat(255),
+  });
+  assert.deepEqual(parseConnectFacts([{ app_name: ['x'], pid: 2 ** 31 - 1, port: 65_535 }], undefined), {
+    appNames: ['x'], language: null, agentVersion: null, host: 'unknown', displayHost: null, pid: 2 ** 31 - 1, port: 65_535, userAgent: null,
+  });
+  assert.deepEqual([-1, 1.5, '12', '99999999999', 'x'].map((pid) => parseConnectFacts([{ app_name: ['x'], pid }], undefined).pid), [null, null, 12, null, null]);
+});

@@ -4,15 +4,17 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../clock.js';
 import { agentConfigOf } from '../../domain/agent-settings/agent-config.js';
 import { entityGuid } from '../../domain/entity-guid.js';
-import { StoreBusyError, type BatchWriter, type WriteTicket } from '../../store/batch-writer.js';
+import { StoreBusyError, WriteTooLargeError, type BatchWriter, type WriteTicket } from '../../store/batch-writer.js';
 import type { AgentRun, Application, Catalog, ConnectFacts } from '../../store/catalog.js';
 import type { MetricIndex } from '../../store/metric-index.js';
 import { CollectorError, malformed } from './collector-error.js';
 import { decodeAgentBody } from './decode-body.js';
 import type { AgentDecoder } from './agent-decoder.js';
 import { STORED_METHODS, type DecodedCall } from './decode-call.js';
-import { timesliceRows, unscopedNames, type IngestContext } from './payloads.js';
-import { MAX_ENTITY_NAME_LENGTH } from '../../domain/entity-name.js';
+import { timesliceRows, unscopedNames, type IngestContext, type MetricDataPayload } from './payloads.js';
+import { CUSTOM_EVENTS, Rows } from '../../store/duckdb/append-tables.js';
+import { MAX_NAME_LENGTH, truncate } from '../ingest-limits.js';
+import { pushIntegrationError } from '../integration-error.js';
 
 export const PROTOCOL_VERSION = 17;
 /** The agents' own default for `max_payload_size_in_bytes`, measured on the wire (compressed). */
@@ -45,6 +47,12 @@ const HARVEST_LIMITS_PER_MINUTE = {
 } as const;
 const SPAN_LIMIT_PER_MINUTE = 2_000;
 
+/** Application names a connect may give (New Relic agents: the primary and up to two roll-ups); more are ignored. */
+export const MAX_APP_NAMES = 3;
+/** The largest pid and port a connect is stored with: past them, the fact is recorded as unknown. */
+const MAX_PID = 2 ** 31 - 1;
+const MAX_PORT = 65_535;
+
 /** Methods some agents call that need a specific empty answer. */
 const EMPTY_LIST_METHODS = new Set(['get_agent_commands']);
 
@@ -72,6 +80,11 @@ export function buildCollector(deps: CollectorDeps): FastifyInstance {
     }
     if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
       return reply.code(400).send(malformed(error.message).body);
+    }
+    if (error instanceof WriteTooLargeError) {
+      // Never storable, so discarded (413) rather than kept and resent with every harvest (503).
+      request.log.warn(error.message);
+      return reply.code(413).send(new CollectorError(413, `${error.message}: the payload is discarded`, 'NewRelic::Agent::PayloadTooLarge').body);
     }
     if (error instanceof StoreBusyError) {
       request.log.warn(error.message);
@@ -139,7 +152,9 @@ export function buildCollector(deps: CollectorDeps): FastifyInstance {
       if (!run || run.accountId !== accountId || run.shutdown) {
         throw new CollectorError(409, runId ? `run ${runId} is not active: reconnect` : 'run_id is required after connect', 'NewRelic::Agent::ForceRestartException');
       }
-      const ctx = { accountId, targets: run.targets, receivedAt };
+      // A run stored before connects were capped may name more applications: each is a copy of every row.
+      const targets = run.targets.length > MAX_APP_NAMES ? run.targets.slice(0, MAX_APP_NAMES) : run.targets;
+      const ctx = { accountId, targets, receivedAt };
       const stores = STORED_METHODS.has(method);
       const ticket = stores ? deps.writer.announce() : undefined;
       const release = stores ? deps.catalog.holdRun(run.runId) : undefined;
@@ -166,13 +181,35 @@ async function store(decoded: DecodedCall, ctx: IngestContext, deps: CollectorDe
       return deps.writer.write(decoded.rows, ticket);
     case 'metric_data': {
       const payload = decoded.payload;
+      // Refused before a row is built: each metric is written once per application of the run.
+      const rows = payload.nameIndex.length * ctx.targets.length;
+      if (rows > deps.writer.maxQueuedRows) throw new WriteTooLargeError(rows, deps.writer.maxQueuedRows);
       return deps.metrics.write(
         { names: payload.names, unscoped: unscopedNames(payload), accountId: ctx.accountId, targets: ctx.targets },
-        (ids) => [timesliceRows(payload, ctx, ids)],
+        (ids) => (payload.outOfRange > 0 ? [timesliceRows(payload, ctx, ids), outOfRangeError(payload, ctx)] : [timesliceRows(payload, ctx, ids)]),
         ticket,
       );
     }
   }
+}
+
+/**
+ * Metrics left out of a harvest for a number past 1e100 (a sum over it could not be finite), reported
+ * as New Relic reports data it drops: an `NrIntegrationError` event of the account, filed under the
+ * run's primary application, committed with the harvest.
+ */
+function outOfRangeError(payload: MetricDataPayload, ctx: IngestContext): Rows {
+  const rows = new Rows(CUSTOM_EVENTS);
+  const primary = ctx.targets[0]!;
+  pushIntegrationError(rows, { accountId: ctx.accountId, appId: primary.appId, hostId: primary.hostId, instanceId: primary.instanceId, at: ctx.receivedAt }, {
+    newRelicFeature: 'Metrics',
+    category: 'MetricDataException',
+    name: 'MetricValueOutOfRange',
+    message: `${payload.outOfRange} metric(s) dropped because a value exceeded the maximum magnitude (1e100)`,
+    metricNameSample: payload.outOfRangeSample,
+    appId: primary.appId,
+  });
+  return rows;
 }
 
 /**
@@ -191,20 +228,31 @@ export function parseConnectFacts(body: unknown, userAgent: string | undefined):
   const f = facts as Record<string, unknown>;
   const rawNames = typeof f.app_name === 'string' ? f.app_name.split(/[;,]/) : f.app_name;
   if (!Array.isArray(rawNames)) throw malformed('connect facts need "app_name": a list of application names');
-  const appNames = [...new Set(rawNames.filter((n): n is string => typeof n === 'string').map((n) => n.trim()).filter(Boolean))];
+  // Names are cut to 255 characters and only the first three are read (agents send at most three: the
+  // primary and two roll-ups). A refusal would not help: agents retry a refused connect forever.
+  const appNames: string[] = [];
+  for (const raw of rawNames) {
+    if (appNames.length === MAX_APP_NAMES) break;
+    if (typeof raw !== 'string') continue;
+    const name = truncate(raw.trim(), MAX_NAME_LENGTH).trim();
+    if (name !== '' && !appNames.includes(name)) appNames.push(name);
+  }
   if (appNames.length === 0) throw malformed('connect facts name no application ("app_name" is empty)');
-  if (appNames.some((n) => n.length > MAX_ENTITY_NAME_LENGTH)) throw malformed(`application names are at most ${MAX_ENTITY_NAME_LENGTH} characters`);
-  const host = typeof f.host === 'string' && f.host.trim() ? f.host.trim() : 'unknown';
-  const integer = (v: unknown) => (typeof v === 'number' && Number.isInteger(v) ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : null);
+  const text = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? truncate(v.trim(), MAX_NAME_LENGTH) : null);
+  // A pid or port that does not fit its column is not known rather than a connect that can never be stored.
+  const inRange = (v: unknown, max: number) => {
+    const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d{1,10}$/.test(v) ? Number(v) : NaN;
+    return Number.isInteger(n) && n >= 0 && n <= max ? n : null;
+  };
   return {
     appNames,
-    language: typeof f.language === 'string' ? f.language : null,
-    agentVersion: typeof f.agent_version === 'string' ? f.agent_version : null,
-    host,
-    displayHost: typeof f.display_host === 'string' ? f.display_host : null,
-    pid: integer(f.pid),
-    port: integer(f.port),
-    userAgent: userAgent ?? null,
+    language: text(f.language),
+    agentVersion: text(f.agent_version),
+    host: text(f.host) ?? 'unknown',
+    displayHost: text(f.display_host),
+    pid: inRange(f.pid, MAX_PID),
+    port: inRange(f.port, MAX_PORT),
+    userAgent: userAgent === undefined ? null : truncate(userAgent, MAX_NAME_LENGTH),
   };
 }
 

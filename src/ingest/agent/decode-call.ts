@@ -20,26 +20,30 @@ export interface DecodeRequest {
   readonly ctx: IngestContext;
 }
 
-/** Methods whose payload becomes rows without the store's help (metric_data needs the name dictionary). */
-const ROW_METHODS: Record<string, (body: unknown, ctx: IngestContext) => Rows> = {
-  analytic_event_data: transactionEventRows,
-  error_event_data: errorEventRows,
-  span_event_data: spanEventRows,
-  custom_event_data: customEventRows,
-  log_event_data: logEventRows,
-  error_data: errorTraceRows,
-  transaction_sample_data: transactionTraceRows,
-  sql_trace_data: sqlTraceRows,
-};
+/**
+ * Methods whose payload becomes rows without the store's help (metric_data needs the name dictionary).
+ * A Map, not an object: the method name comes from the request, and `toString`, `constructor` or
+ * `__proto__` must find nothing rather than Object.prototype's members.
+ */
+const ROW_METHODS: ReadonlyMap<string, (body: unknown, ctx: IngestContext) => Rows> = new Map([
+  ['analytic_event_data', transactionEventRows],
+  ['error_event_data', errorEventRows],
+  ['span_event_data', spanEventRows],
+  ['custom_event_data', customEventRows],
+  ['log_event_data', logEventRows],
+  ['error_data', errorTraceRows],
+  ['transaction_sample_data', transactionTraceRows],
+  ['sql_trace_data', sqlTraceRows],
+]);
 
-export const STORED_METHODS: ReadonlySet<string> = new Set([...Object.keys(ROW_METHODS), 'metric_data']);
+export const STORED_METHODS: ReadonlySet<string> = new Set([...ROW_METHODS.keys(), 'metric_data']);
 
 /** Inflate, parse and convert one call's body. Pure but for the clock-free context it is given. */
 export async function decodeCall(request: DecodeRequest): Promise<DecodedCall> {
   const raw = Buffer.from(request.body.buffer, request.body.byteOffset, request.body.byteLength);
   const json = await decodeAgentBody(raw, request.contentEncoding);
   if (request.method === 'metric_data') return { kind: 'metric_data', payload: parseMetricData(json) };
-  const toRows = ROW_METHODS[request.method];
+  const toRows = ROW_METHODS.get(request.method);
   return toRows ? { kind: 'rows', rows: [toRows(json, request.ctx)] } : { kind: 'accepted' };
 }
 

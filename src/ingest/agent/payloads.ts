@@ -9,6 +9,10 @@ import {
 import { inflateSync } from 'node:zlib';
 import { malformed } from './collector-error.js';
 import { attributeJson } from '../../store/attribute-json.js';
+import {
+  boundAttributes, isStorableNumber, MAX_JSON_DEPTH, MAX_LOG_MESSAGE_LENGTH, MAX_NAME_LENGTH,
+  MAX_VALUE_LENGTH, nestedDeeperThan, truncate,
+} from '../ingest-limits.js';
 
 /** Who sent a payload and when: every row is written once per target application of the run. */
 export interface IngestContext {
@@ -23,21 +27,26 @@ type Attributes = Record<string, Json>;
 
 const isRecord = (v: Json): v is Attributes => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isFiniteNumber = (v: Json): v is number => typeof v === 'number' && Number.isFinite(v);
+const isStorable = (v: Json): v is number => typeof v === 'number' && isStorableNumber(v);
 
 function expectArray(v: Json, what: string): Json[] {
   if (!Array.isArray(v)) throw malformed(`${what} must be a JSON array`);
   return v;
 }
 
-function str(v: Json): string | null {
-  if (typeof v === 'string') return v;
+/** A text column: strings are cut at `limit` characters (the value limit unless a name). */
+function str(v: Json, limit: number = MAX_VALUE_LENGTH): string | null {
+  if (typeof v === 'string') return truncate(v, limit);
   if (typeof v === 'number' || typeof v === 'boolean') return String(v);
   return null;
 }
 
+/** A name column (transaction, metric, error class): New Relic's 255 characters. */
+const nameStr = (v: Json) => str(v, MAX_NAME_LENGTH);
+
 function num(v: Json): number | null {
-  if (isFiniteNumber(v)) return v;
-  if (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))) return Number(v);
+  if (isStorable(v)) return v;
+  if (typeof v === 'string' && v.trim() !== '' && v.length < 400 && isStorableNumber(Number(v))) return Number(v);
   return null;
 }
 
@@ -69,6 +78,9 @@ export interface MetricDataPayload {
   readonly scopeIndex: Int32Array;
   /** Per metric, six numbers: count, total, exclusive, min, max, sumOfSquares. */
   readonly stats: Float64Array;
+  /** Metrics left out because a number was past MAX_NUMBER_MAGNITUDE, and the first one's name. */
+  readonly outOfRange: number;
+  readonly outOfRangeSample: string | null;
 }
 
 /**
@@ -94,9 +106,12 @@ export function parseMetricData(body: Json): MetricDataPayload {
     }
     return i;
   };
-  const nameIndex = new Int32Array(entries.length);
-  const scopeIndex = new Int32Array(entries.length);
-  const stats = new Float64Array(entries.length * 6);
+  let nameIndex = new Int32Array(entries.length);
+  let scopeIndex = new Int32Array(entries.length);
+  let stats = new Float64Array(entries.length * 6);
+  let kept = 0;
+  let outOfRange = 0;
+  let outOfRangeSample: string | null = null;
   for (let i = 0; i < entries.length; i++) {
     const pair = entries[i];
     if (!Array.isArray(pair)) throw malformed(`metric ${i} must be a JSON array`);
@@ -116,14 +131,27 @@ export function parseMetricData(body: Json): MetricDataPayload {
       values.length !== 6 || !isFiniteNumber(count) || !isFiniteNumber(total) || !isFiniteNumber(exclusive)
       || !isFiniteNumber(min) || !isFiniteNumber(max) || !isFiniteNumber(sumOfSquares)
     ) {
-      throw malformed(`metric ${i} (${spec.name}): values must be six finite numbers [count, total, exclusive, min, max, sumOfSquares]`);
+      throw malformed(`metric ${i} (${truncate(spec.name, MAX_NAME_LENGTH)}): values must be six finite numbers [count, total, exclusive, min, max, sumOfSquares]`);
     }
-    nameIndex[i] = intern(spec.name);
-    scopeIndex[i] = typeof scope === 'string' && scope !== '' ? intern(scope) : -1;
-    const o = i * 6;
+    // Well formed but past what sums can hold: this metric is left out (and reported), the harvest stored.
+    if (!isStorable(count) || !isStorable(total) || !isStorable(exclusive) || !isStorable(min) || !isStorable(max) || !isStorable(sumOfSquares)) {
+      outOfRange++;
+      outOfRangeSample ??= truncate(spec.name, MAX_NAME_LENGTH);
+      continue;
+    }
+    // Longer names are cut, as New Relic cuts them: two names alike in their first 255 characters are one metric.
+    nameIndex[kept] = intern(spec.name.length > MAX_NAME_LENGTH ? truncate(spec.name, MAX_NAME_LENGTH) : spec.name);
+    scopeIndex[kept] = typeof scope === 'string' && scope !== '' ? intern(scope.length > MAX_NAME_LENGTH ? truncate(scope, MAX_NAME_LENGTH) : scope) : -1;
+    const o = kept * 6;
     stats[o] = count; stats[o + 1] = total; stats[o + 2] = exclusive; stats[o + 3] = min; stats[o + 4] = max; stats[o + 5] = sumOfSquares;
+    kept++;
   }
-  return { beginMs: begin * 1000, endMs: end * 1000, names, nameIndex, scopeIndex, stats };
+  if (kept < entries.length) {
+    nameIndex = nameIndex.slice(0, kept);
+    scopeIndex = scopeIndex.slice(0, kept);
+    stats = stats.slice(0, kept * 6);
+  }
+  return { beginMs: begin * 1000, endMs: end * 1000, names, nameIndex, scopeIndex, stats, outOfRange, outOfRangeSample };
 }
 
 /** The harvest's metrics as objects: for reading and tests, not for the ingest path. */
@@ -147,14 +175,14 @@ export function unscopedNames(payload: MetricDataPayload): string[] {
   return payload.names.filter((_, i) => unscoped[i] === 1);
 }
 
+/**
+ * The harvest's timeslices, one row per metric and target. A metric whose name or scope has no id
+ * is left out: the metric index gives none to names past an application's limit.
+ */
 export function timesliceRows(payload: MetricDataPayload, ctx: IngestContext, ids: ReadonlyMap<string, number>): Rows {
   const rows = new Rows(TIMESLICES);
   const ts = harvestMinute(payload.beginMs, payload.endMs);
-  const idOf = Int32Array.from(payload.names, (name) => {
-    const id = ids.get(name);
-    if (id === undefined) throw new Error(`no id for metric name '${name}'`);
-    return id;
-  });
+  const idOf = Int32Array.from(payload.names, (name) => ids.get(name) ?? -1);
   // Straight into the columns (in TIMESLICES order): Rows.push's spread costs more than the row.
   const [account, app, host, instance, metric, scope, time, count, total, exclusive, min, max, sumOfSquares] = rows.columns as [
     Cell[], Cell[], Cell[], Cell[], Cell[], Cell[], Cell[],
@@ -165,6 +193,7 @@ export function timesliceRows(payload: MetricDataPayload, ctx: IngestContext, id
     for (let i = 0; i < nameIndex.length; i++) {
       const o = i * 6;
       const scopeAt = scopeIndex[i]!;
+      if (idOf[nameIndex[i]!]! < 0 || (scopeAt >= 0 && idOf[scopeAt]! < 0)) continue;
       account.push(ctx.accountId); app.push(target.appId); host.push(target.hostId); instance.push(target.instanceId);
       metric.push(idOf[nameIndex[i]!]!); scope.push(scopeAt < 0 ? 0 : idOf[scopeAt]!); time.push(ts);
       count.push(s[o]!); total.push(s[o + 1]!); exclusive.push(s[o + 2]!); min.push(s[o + 3]!); max.push(s[o + 4]!); sumOfSquares.push(s[o + 5]!);
@@ -186,7 +215,17 @@ function eventList(body: Json, what: string): Json[] {
   return expectArray(list, `${what} events`);
 }
 
-interface AgentEvent { readonly intrinsics: Attributes; readonly user: Attributes; readonly agent: Attributes }
+interface AgentEvent {
+  /** The timestamp as sent: checked before the attributes are bounded, so a time past the year 9999 is refused, not dropped. */
+  readonly timestamp: Json;
+  readonly intrinsics: Attributes;
+  readonly user: Attributes;
+  readonly agent: Attributes;
+}
+
+/** Intrinsics that are transaction or span names get New Relic's name limit; other values the value limit. */
+const NAME_INTRINSICS: ReadonlySet<string> = new Set(['name', 'transactionName', 'transaction.name', 'nr.transactionName']);
+const intrinsicLimit = (attribute: string) => (NAME_INTRINSICS.has(attribute) ? MAX_NAME_LENGTH : MAX_VALUE_LENGTH);
 
 function agentEvents(body: Json, what: string): AgentEvent[] {
   return eventList(body, what).map((entry, i) => {
@@ -195,7 +234,7 @@ function agentEvents(body: Json, what: string): AgentEvent[] {
     if (!isRecord(intrinsics) || !isRecord(user) || !isRecord(agent)) {
       throw malformed(`${what} event ${i}: must be [intrinsics, userAttributes, agentAttributes] objects`);
     }
-    return { intrinsics, user, agent };
+    return { timestamp: intrinsics.timestamp, intrinsics: boundAttributes(intrinsics, intrinsicLimit), user: boundAttributes(user), agent: boundAttributes(agent) };
   });
 }
 
@@ -204,7 +243,7 @@ function agentEvents(body: Json, what: string): AgentEvent[] {
  * they have none. A value below 1e11 cannot be ms of this century, so it is seconds.
  */
 function eventTime(v: Json, receivedAt: number): number {
-  const n = num(v);
+  const n = isFiniteNumber(v) ? v : typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : null;
   if (n === null || n <= 0) return receivedAt;
   const ms = n < 1e11 ? n * 1000 : n;
   // Refused here (400: the agent discards it) rather than failing the store's commit (503: resent forever).
@@ -224,9 +263,9 @@ function perEvent<E>(events: readonly E[], ctx: IngestContext, table: AppendTabl
 const json = (v: Json) => attributeJson(v);
 
 export function transactionEventRows(body: Json, ctx: IngestContext): Rows {
-  return perEvent(agentEvents(body, 'analytic_event_data'), ctx, TRANSACTION_EVENTS, ({ intrinsics: i, user, agent }) => [
-    eventTime(i.timestamp, ctx.receivedAt),
-    str(i.name), num(i.duration), num(i.totalTime), num(i.queueDuration),
+  return perEvent(agentEvents(body, 'analytic_event_data'), ctx, TRANSACTION_EVENTS, ({ timestamp, intrinsics: i, user, agent }) => [
+    eventTime(timestamp, ctx.receivedAt),
+    nameStr(i.name), num(i.duration), num(i.totalTime), num(i.queueDuration),
     typeof i.error === 'boolean' ? i.error : null,
     int(agent['http.statusCode'] ?? agent.httpResponseCode ?? agent['response.status']),
     str(i.traceId), str(i.guid), json(i), json(user), json(agent),
@@ -234,17 +273,17 @@ export function transactionEventRows(body: Json, ctx: IngestContext): Rows {
 }
 
 export function errorEventRows(body: Json, ctx: IngestContext): Rows {
-  return perEvent(agentEvents(body, 'error_event_data'), ctx, ERROR_EVENTS, ({ intrinsics: i, user, agent }) => [
-    eventTime(i.timestamp, ctx.receivedAt),
-    str(i['error.class']), str(i['error.message']), str(i.transactionName), num(i.duration), str(i.traceId),
+  return perEvent(agentEvents(body, 'error_event_data'), ctx, ERROR_EVENTS, ({ timestamp, intrinsics: i, user, agent }) => [
+    eventTime(timestamp, ctx.receivedAt),
+    nameStr(i['error.class']), str(i['error.message']), nameStr(i.transactionName), num(i.duration), str(i.traceId),
     json(i), json(user), json(agent),
   ]);
 }
 
 export function spanEventRows(body: Json, ctx: IngestContext): Rows {
-  return perEvent(agentEvents(body, 'span_event_data'), ctx, SPAN_EVENTS, ({ intrinsics: i, user, agent }) => [
-    eventTime(i.timestamp, ctx.receivedAt),
-    str(i.name), str(i.category), num(i.duration), str(i.traceId), str(i.guid), str(i.parentId), str(i.transactionId),
+  return perEvent(agentEvents(body, 'span_event_data'), ctx, SPAN_EVENTS, ({ timestamp, intrinsics: i, user, agent }) => [
+    eventTime(timestamp, ctx.receivedAt),
+    nameStr(i.name), str(i.category), num(i.duration), str(i.traceId), str(i.guid), str(i.parentId), str(i.transactionId),
     json(i), json(user), json(agent),
   ]);
 }
@@ -256,70 +295,118 @@ export function customEventRows(body: Json, ctx: IngestContext): Rows {
     if (!isRecord(head) || typeof head.type !== 'string' || head.type === '' || !isRecord(attributes)) {
       throw malformed(`custom event ${i}: must be [{type, timestamp}, {attributes}] with a non-empty type`);
     }
-    return { head, attributes };
+    return { head, attributes: boundAttributes(attributes) };
   });
   return perEvent(events, ctx, CUSTOM_EVENTS, ({ head, attributes }) => [
-    eventTime(head.timestamp, ctx.receivedAt), head.type as string, json(attributes),
+    eventTime(head.timestamp, ctx.receivedAt), nameStr(head.type), json(attributes),
   ]);
 }
 
 /** `[{common: {attributes}, logs: [{timestamp, level, message, …}]}, …]`; no run id in the body. */
 export function logEventRows(body: Json, ctx: IngestContext): Rows {
-  const logs: Attributes[] = [];
+  const logs: { timestamp: Json; log: Attributes }[] = [];
   for (const [b, block] of expectArray(body, 'log_event_data body').entries()) {
     if (!isRecord(block)) throw malformed(`log block ${b} must be an object with "logs"`);
     const common = isRecord(block.common) && isRecord(block.common.attributes) ? block.common.attributes : {};
     for (const [i, log] of expectArray(block.logs ?? [], `log block ${b} logs`).entries()) {
       if (!isRecord(log)) throw malformed(`log block ${b}, log ${i} must be an object`);
       const { attributes, ...fields } = log;
-      logs.push({ ...common, ...(isRecord(attributes) ? attributes : {}), ...fields });
+      logs.push({ timestamp: log.timestamp, log: boundAttributes({ ...common, ...(isRecord(attributes) ? attributes : {}), ...fields }, logValueLimit) });
     }
   }
-  return perEvent(logs, ctx, LOG_EVENTS, (log) => [
-    eventTime(log.timestamp, ctx.receivedAt),
-    str(log.level ?? log['log.level']), str(log.message), str(log['trace.id']), str(log['span.id']), json(log),
+  return perEvent(logs, ctx, LOG_EVENTS, ({ timestamp, log }) => [
+    eventTime(timestamp, ctx.receivedAt),
+    str(log.level ?? log['log.level']), str(log.message, MAX_LOG_MESSAGE_LENGTH), str(log['trace.id']), str(log['span.id']), json(log),
   ]);
 }
 
+const logValueLimit = (attribute: string) => (attribute === 'message' ? MAX_LOG_MESSAGE_LENGTH : MAX_VALUE_LENGTH);
+
 // ── traces ──────────────────────────────────────────────────────────────────────────────────
 
-function traceList(body: Json, what: string): Json[][] {
+/**
+ * Transaction traces kept from one payload. Agents send their slowest transaction or a few per
+ * harvest (the Java agent's `top_n` at most 20); the rest of a longer list is dropped.
+ */
+export const MAX_TRANSACTION_TRACES = 20;
+/** SQL traces kept from one payload: agents send their slowest 10 statements per harvest (`slow_sql.max_samples`), configurable. */
+export const MAX_SQL_TRACES = 50;
+/** Bytes one trace tree (or SQL parameter set) may inflate to, and characters of the JSON kept for it. */
+export const MAX_TRACE_FIELD_BYTES = 4 * 1024 * 1024;
+/** Characters of trace JSON kept from one payload; traces past it are dropped. */
+export const MAX_TRACE_PAYLOAD_CHARS = 8 * 1024 * 1024;
+
+/** The entries of a trace list, each at least `minFields` long; entries past `max` are dropped unread. */
+function traceList(body: Json, what: string, minFields: number, max = Infinity): Json[][] {
   const rest = dropRunId(expectArray(body, `${what} body`));
-  return expectArray(rest[0] ?? [], what).map((t, i) => expectArray(t, `${what} ${i}`));
+  const list = expectArray(rest[0] ?? [], what);
+  return list.slice(0, max).map((t, i) => {
+    const entry = expectArray(t, `${what} ${i}`);
+    if (entry.length < minFields) throw malformed(`${what} ${i}: an entry has at least ${minFields} fields, this one ${entry.length}`);
+    return entry;
+  });
 }
 
 /** `[run_id, [[timestamp, txName, message, errorClass, {params}, txGuid], …]]`; the timestamp is 0 from Node. */
 export function errorTraceRows(body: Json, ctx: IngestContext): Rows {
-  return perEvent(traceList(body, 'error_data'), ctx, ERROR_TRACES, (t) => [
-    eventTime(t[0], ctx.receivedAt), str(t[1]), str(t[2]), str(t[3]), str(t[5]), json(t[4] ?? {}),
-  ]);
+  return perEvent(traceList(body, 'error_data', 5), ctx, ERROR_TRACES, (t) => {
+    const params = t[4] ?? {};
+    if (nestedDeeperThan(params, MAX_JSON_DEPTH)) throw malformed(`error_data: parameters nest more than ${MAX_JSON_DEPTH} levels`);
+    return [eventTime(t[0], ctx.receivedAt), nameStr(t[1]), str(t[2]), nameStr(t[3]), str(t[5]), json(params)];
+  });
 }
 
 /** `[run_id, [[startMs, durationMs, txName, uri, encodedTrace, txGuid, …], …]]` */
 export function transactionTraceRows(body: Json, ctx: IngestContext): Rows {
-  return perEvent(traceList(body, 'transaction_sample_data'), ctx, TRANSACTION_TRACES, (t) => [
-    eventTime(t[0], ctx.receivedAt), num(t[1]), str(t[2]), str(t[3]), str(t[5]), json(decodeTrace(t[4])),
-  ]);
+  const budget = { remaining: MAX_TRACE_PAYLOAD_CHARS };
+  const kept: Cell[][] = [];
+  for (const t of traceList(body, 'transaction_sample_data', 5, MAX_TRANSACTION_TRACES)) {
+    const start = eventTime(t[0], ctx.receivedAt);
+    const trace = traceText(t[4], budget);
+    if (trace !== undefined) kept.push([start, num(t[1]), nameStr(t[2]), str(t[3]), str(t[5]), trace]);
+  }
+  return perEvent(kept, ctx, TRANSACTION_TRACES, (row) => row);
 }
 
 /** `[run_id?, [[txName, url, sqlId, sql, metricName, callCount, total, min, max, params], …]]` */
 export function sqlTraceRows(body: Json, ctx: IngestContext): Rows {
-  return perEvent(traceList(body, 'sql_trace_data'), ctx, SQL_TRACES, (t) => [
-    ctx.receivedAt, str(t[0]), str(t[1]), str(t[2]), str(t[3]), str(t[4]),
-    num(t[5]), num(t[6]), num(t[7]), num(t[8]), json(decodeTrace(t[9] ?? {})),
-  ]);
+  const budget = { remaining: MAX_TRACE_PAYLOAD_CHARS };
+  const kept: Cell[][] = [];
+  for (const t of traceList(body, 'sql_trace_data', 9, MAX_SQL_TRACES)) {
+    const params = traceText(t[9] ?? {}, budget);
+    if (params === undefined) continue;
+    kept.push([ctx.receivedAt, nameStr(t[0]), str(t[1]), str(t[2]), str(t[3]), nameStr(t[4]), num(t[5]), num(t[6]), num(t[7]), num(t[8]), params]);
+  }
+  return perEvent(kept, ctx, SQL_TRACES, (row) => row);
+}
+
+/**
+ * The JSON text kept for a trace tree or SQL parameter set, within the field's and the payload's
+ * limits: the decoded tree, or the value as the agent sent it when it does not decode within them
+ * (past MAX_TRACE_FIELD_BYTES inflated, or nested past MAX_JSON_DEPTH); undefined when even that
+ * does not fit, and the trace is dropped. Plain JSON (`simple_compression`) nested too deep is refused.
+ */
+function traceText(v: Json, budget: { remaining: number }): string | undefined {
+  if (typeof v !== 'string' && nestedDeeperThan(v, MAX_JSON_DEPTH)) throw malformed(`a trace nests more than ${MAX_JSON_DEPTH} levels`);
+  const limit = Math.min(MAX_TRACE_FIELD_BYTES, budget.remaining);
+  if (limit <= 0) return undefined;
+  const text = json(decodeTrace(v, limit));
+  if (text.length > limit) return undefined;
+  budget.remaining -= text.length;
+  return text;
 }
 
 /**
  * Traces and SQL parameters arrive as base64(zlib(JSON)), or as plain JSON when the agent runs
- * with `simple_compression`. A value that does not decode is kept as it came.
+ * with `simple_compression`. A value that does not decode within `maxBytes` inflated and
+ * MAX_JSON_DEPTH levels is kept as it came.
  */
-export function decodeTrace(v: Json): Json {
+export function decodeTrace(v: Json, maxBytes: number = MAX_TRACE_FIELD_BYTES): Json {
   if (typeof v !== 'string') return v;
   try {
-    return JSON.parse(inflateSync(Buffer.from(v, 'base64'), { maxOutputLength: 16 * 1024 * 1024 }).toString('utf8'));
+    const tree: Json = JSON.parse(inflateSync(Buffer.from(v, 'base64'), { maxOutputLength: maxBytes }).toString('utf8'));
+    return nestedDeeperThan(tree, MAX_JSON_DEPTH) ? v : tree;
   } catch {
     return v;
   }
 }
-

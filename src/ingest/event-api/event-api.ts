@@ -3,12 +3,12 @@ import type { FastifyError, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { RateLimiter } from '../../http/rate-limit.js';
 import type { Clock } from '../../clock.js';
 import { CUSTOM_EVENTS, Rows } from '../../store/duckdb/append-tables.js';
-import { StoreBusyError, type BatchWriter } from '../../store/batch-writer.js';
+import { StoreBusyError, WriteTooLargeError, type BatchWriter } from '../../store/batch-writer.js';
 import type { Catalog } from '../../store/catalog.js';
 import { EventApiError } from './event-api-error.js';
 import { decodeEventBody, MAX_PAYLOAD_BYTES } from './event-body.js';
 import { isEventPayload, readEvents, type Rejection } from './event-validation.js';
-import { attributeJson } from '../../store/attribute-json.js';
+import { INTEGRATION_ERROR_EVENT_TYPE, pushIntegrationError } from '../integration-error.js';
 
 /**
  * New Relic's Event API: `POST /v1/accounts/{accountId}/events`, a JSON array of event objects
@@ -41,7 +41,7 @@ export interface EventApiDeps {
 
 export const EVENT_API_PATH = '/v1/accounts/:accountId/events';
 export const EVENT_API_REQUESTS_PER_MINUTE = 100_000;
-export const INTEGRATION_ERROR_EVENT_TYPE = 'NrIntegrationError';
+export { INTEGRATION_ERROR_EVENT_TYPE };
 
 /** Headers a key may come in, in the order they are tried. */
 const KEY_HEADERS = ['x-insert-key', 'x-license-key', 'api-key'] as const;
@@ -140,7 +140,7 @@ function integrationErrors(
       apiKeyPrefix: request.key.slice(0, 6),
     };
     if (rejection.eventTypeSample !== undefined) attributes.eventTypeSample = rejection.eventTypeSample;
-    rows.push(request.accountId, 0, 0, 0, request.receivedAt, INTEGRATION_ERROR_EVENT_TYPE, attributeJson(attributes));
+    pushIntegrationError(rows, { accountId: request.accountId, appId: 0, hostId: 0, instanceId: 0, at: request.receivedAt }, attributes);
   }
   return rows;
 }
@@ -148,6 +148,7 @@ function integrationErrors(
 function asEventApiError(error: FastifyError): EventApiError | undefined {
   if (error instanceof EventApiError) return error;
   if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new EventApiError(413, `Content too large: the limit is ${MAX_PAYLOAD_BYTES} bytes per POST`);
+  if (error instanceof WriteTooLargeError) return new EventApiError(413, `Content too large: ${error.message}`);
   if (error instanceof StoreBusyError) return new EventApiError(503, `Service temporarily unavailable: ${error.message}; retry the request`);
   if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) return new EventApiError(400, error.message);
   return undefined;

@@ -83,6 +83,10 @@ describe('readEvents', () => {
     ]);
   });
 
+  it('an attribute named __proto__ or constructor is an attribute like any other', () => {
+    assert.deepEqual(stored(JSON.parse('[{"eventType":"P","__proto__":"x","constructor":1}]')).rows.map((r) => JSON.stringify(r[3])), ['{"__proto__":"x","constructor":1}']);
+  });
+
   it('a non-integer appId is dropped, the event kept', () => {
     const read = stored([{ eventType: 'Z', appId: 'web', v: 1 }, { eventType: 'Z', appId: 1e300 }, { eventType: 'Z', appId: 7 }]);
     assert.deepEqual(read.rows.map((r) => r[3]), [{ v: 1 }, {}, { appId: 7 }]);

@@ -2,6 +2,7 @@ import { MAX_ATTRIBUTES, MAX_ATTRIBUTE_NAME_LENGTH, MAX_EVENT_TYPE_LENGTH, MAX_V
 import { LAST_TIME_MS } from '../../domain/time/time-range.js';
 import { CUSTOM_EVENTS, Rows } from '../../store/duckdb/append-tables.js';
 import { attributeJson } from '../../store/attribute-json.js';
+import * as limits from '../ingest-limits.js';
 
 /**
  * The Event API's per-event rules (New Relic's "Limits and restricted characters" and its list of
@@ -15,7 +16,8 @@ import { attributeJson } from '../../store/attribute-json.js';
  *   `TimesliceApiCall`), so no tool can forge a deployment, an ingest error or a REST call.
  * - At most 255 attributes; names non-empty and at most 255 characters; string values at most 4096
  *   characters. Values are strings, numbers or booleans: an object or array value drops the event
- *   (the API "only accepts key-value pairs, not map/object or array values").
+ *   (the API "only accepts key-value pairs, not map/object or array values"). A number of magnitude
+ *   past 1e100 drops the event too: sums and averages over it could not be finite.
  * - `appId` must be an integer, else that attribute alone is dropped (New Relic drops the name and
  *   value, not the event); `accountId` is dropped from the event (reserved); null values are
  *   dropped (New Relic stores no nulls).
@@ -60,6 +62,7 @@ const REASONS = {
   nameLength: 'attribute name exceeded maximum length',
   valueLength: 'attribute value exceeded maximum length',
   nested: 'an attribute value was an object or array (values are strings, numbers or booleans)',
+  numberRange: 'a numeric attribute value exceeded the maximum magnitude (1e100)',
 } as const;
 type Reason = keyof typeof REASONS;
 
@@ -83,7 +86,8 @@ export function readEvents(body: unknown, ctx: EventContext): ReadEvents {
       continue;
     }
     const { eventType, timestamp, accountId: _reserved, ...rest } = event as Record<string, unknown>;
-    const attributes: Record<string, unknown> = {};
+    // No prototype: an attribute named `__proto__` is kept as sent rather than lost to the setter.
+    const attributes = Object.create(null) as Record<string, unknown>;
     for (const [name, value] of Object.entries(rest)) if (value !== null) attributes[name] = value;
     if (attributes.appId !== undefined && !(typeof attributes.appId === 'number' && Number.isSafeInteger(attributes.appId))) delete attributes.appId;
     const appId = typeof attributes.appId === 'number' && ctx.ownsApplication(attributes.appId) ? attributes.appId : 0;
@@ -112,6 +116,8 @@ function problemOf(event: unknown): Reason | undefined {
     const value = event[name];
     if (typeof value === 'object' && value !== null) return 'nested';
     if (typeof value === 'string' && longerThan(value, MAX_VALUE_LENGTH)) return 'valueLength';
+    // appId and timestamp have their own rules (dropped, or the arrival time); accountId is dropped.
+    if (typeof value === 'number' && !limits.isStorableNumber(value) && !OWN_RULE_NUMBERS.has(name)) return 'numberRange';
   }
   return undefined;
 }
@@ -122,10 +128,8 @@ function eventTime(value: unknown, receivedAt: number): number {
   return ms > LAST_TIME_MS ? receivedAt : ms;
 }
 
-/** More than `limit` characters (code points)? Counted only when the UTF-16 length could exceed it. */
-function longerThan(text: string, limit: number): boolean {
-  return text.length > limit && [...text].length > limit;
-}
+const longerThan = limits.longerThan;
+const OWN_RULE_NUMBERS: ReadonlySet<string> = new Set(['appId', 'timestamp', 'accountId']);
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
