@@ -45,6 +45,7 @@ import { storeDictionaries } from '../src/nrql/dictionaries.js';
 import { NrqlEngine } from '../src/nrql/nrql-engine.js';
 import { keyHint } from '../src/security/keys.js';
 import { startServer, type RunningServer } from '../src/server.js';
+import { DuckDbChangeTrackingRecords } from '../src/store/duckdb/duckdb-change-tracking.js';
 import { Deployments } from '../src/store/deployments.js';
 import { DuckDbPlanExecutor } from '../src/store/plan-executor.js';
 import { DEFAULT_ENTITY_STORE_SHAPE, ensureEntityStore, entityStoreConfig, ENTITY_STORE_API_KEY, type EntityStore } from './fixtures/graph-entities.js';
@@ -258,7 +259,7 @@ async function startHarness(config: ReturnType<typeof resolveServeConfig>, nowMs
   const nrql = new NrqlEngine({ executor, dictionaries: storeDictionaries(server.catalog, server.metrics), clock });
   const services: GraphServices = {
     catalog: server.catalog, metrics: server.metrics, executor, clock, entities: server.entities,
-    deployments: new Deployments(server.db, server.writer, clock), nrql, asyncQueries: new AsyncNrqlQueries(() => clock.now()),
+    deployments: new Deployments(new DuckDbChangeTrackingRecords(server.db, server.writer), clock), nrql, asyncQueries: new AsyncNrqlQueries(() => clock.now()),
   };
   const accountId = server.catalog.accountForUserKey(apiKey);
   const user = server.catalog.userOfKey(apiKey);

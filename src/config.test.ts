@@ -40,3 +40,12 @@ test('compaction: every 10 minutes, rows older than 2 hours; both settable, 0 tu
   assert.deepEqual(resolveServeConfig({}, { TIMESLICE_COMPACT_EVERY_MS: '0', TIMESLICE_COMPACT_AFTER_MS: '3600000' }).compaction, { intervalMs: 0, minAgeMs: 3_600_000 });
   assert.throws(() => resolveServeConfig({}, { TIMESLICE_COMPACT_EVERY_MS: '10m' }), ConfigError);
 });
+
+test('the store engine: duckdb by default and the only one; another is a configuration error naming the choices', () => {
+  assert.equal(resolveServeConfig({}, {}).store, 'duckdb');
+  assert.equal(resolveServeConfig({}, { TIMESLICE_STORE: 'duckdb' }).store, 'duckdb');
+  assert.throws(
+    () => resolveServeConfig({}, { TIMESLICE_STORE: 'clickhouse' }),
+    (e: unknown) => e instanceof ConfigError && e.message === "TIMESLICE_STORE must be one of duckdb, got 'clickhouse'",
+  );
+});

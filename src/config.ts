@@ -1,8 +1,8 @@
 import { totalmem } from 'node:os';
 import { resolve } from 'node:path';
 import { defaultDecodeWorkers } from './ingest/agent/agent-decoder.js';
-import { DEFAULT_COMPACTION, type CompactorOptions } from './store/duckdb/timeslice-compactor.js';
 import { parseSunsetMode, type SunsetMode } from './api/rest/sunset.js';
+import { DEFAULT_COMPACTION, STORE_ENGINES, type CompactorOptions, type StoreEngine } from './store/store.js';
 import { DEFAULT_NRQL_QUERIES_PER_MINUTE, DEFAULT_RATE_LIMIT_PER_MINUTE } from './http/rate-limit.js';
 import { MAX_METRIC_NAMES_PER_APP } from './store/metric-index.js';
 
@@ -11,6 +11,8 @@ export interface ServeConfig {
   readonly port: number;
   readonly collectorPort: number;
   readonly dataDir: string;
+  /** The storage engine (TIMESLICE_STORE): `duckdb`, the embedded store, is the only one today. */
+  readonly store: StoreEngine;
   /** Keys for account 1 instead of generated ones (emulator mode). */
   readonly apiKey?: string;
   readonly licenseKey?: string;
@@ -66,6 +68,15 @@ function milliseconds(text: string | undefined, fallback: number, name: string):
   return Number(text);
 }
 
+/** The storage engine TIMESLICE_STORE names (default duckdb); a ConfigError for one Timeslice does not have. */
+export function storeEngine(text: string | undefined): StoreEngine {
+  const engine = text || 'duckdb';
+  if (!(STORE_ENGINES as readonly string[]).includes(engine)) {
+    throw new ConfigError(`TIMESLICE_STORE must be one of ${STORE_ENGINES.join(', ')}, got '${engine}'`);
+  }
+  return engine as StoreEngine;
+}
+
 function perMinute(text: string | undefined, fallback: number, name: string): number {
   if (text === undefined || text === '') return fallback;
   if (!/^[0-9]{1,9}$/.test(text) || Number(text) < 1) throw new ConfigError(`${name} must be a whole number of requests per minute, at least 1, got '${text}'`);
@@ -96,6 +107,7 @@ export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv): S
     port: port(pick(flags.port, 'TIMESLICE_PORT', '3000'), '--port'),
     collectorPort: port(pick(flags['collector-port'], 'TIMESLICE_COLLECTOR_PORT', '3443'), '--collector-port'),
     dataDir: resolve(pick(flags.data, 'TIMESLICE_DATA', './data')),
+    store: storeEngine(env.TIMESLICE_STORE),
     ...(env.TIMESLICE_API_KEY ? { apiKey: env.TIMESLICE_API_KEY } : {}),
     ...(env.TIMESLICE_LICENSE_KEY ? { licenseKey: env.TIMESLICE_LICENSE_KEY } : {}),
     memoryLimit: env.TIMESLICE_MEMORY_LIMIT || defaultMemoryLimit(totalmem()),

@@ -13,15 +13,14 @@ import { buildCollector } from './ingest/agent/collector.js';
 import { eventApiPlugin } from './ingest/event-api/event-api.js';
 import { preparePrivateDataDir } from './security/private-data-dir.js';
 import { ensureCollectorCertificate } from './security/tls.js';
-import { BatchWriter } from './store/batch-writer.js';
-import { Catalog, type CreatedKeys } from './store/catalog.js';
+import type { BatchWriter } from './store/batch-writer.js';
+import type { Catalog, CreatedKeys } from './store/catalog.js';
 import { Database } from './store/duckdb/database.js';
-import { Deployments } from './store/deployments.js';
-import { loadEntityStores, type EntityStores } from './store/entity-stores.js';
-import { DuckDbPlanExecutor } from './store/plan-executor.js';
-import { TimesliceCompactor } from './store/duckdb/timeslice-compactor.js';
-import { Mutex } from './store/mutex.js';
-import { MetricIndex } from './store/metric-index.js';
+import { DuckDbStore } from './store/duckdb/duckdb-store.js';
+import type { EntityStores } from './store/entity-stores.js';
+import type { MetricIndex } from './store/metric-index.js';
+import { openStore } from './store/open-store.js';
+import type { Store } from './store/store.js';
 
 export interface RunningServer {
   readonly apiUrl: string;
@@ -32,6 +31,9 @@ export interface RunningServer {
   readonly databasePath: string;
   /** Keys in clear when this start created them (first start) or was given them; else undefined. */
   readonly createdKeys: CreatedKeys | undefined;
+  /** The store the configuration chose; the services below are its. */
+  readonly store: Store;
+  /** The DuckDB store's database, for tests and tools that look at its tables (DuckDB is the only engine today). */
   readonly db: Database;
   readonly catalog: Catalog;
   /** Metric names ↔ ids, the unscoped metrics each application/host/instance reported, and when it last did. */
@@ -43,7 +45,7 @@ export interface RunningServer {
   /** Records REST v2 and v0 calls; `flush()` writes the ones waiting for their batch now. */
   readonly apiUsage: ApiUsageRecorder;
   /** Moves old timeslices into clustered order on a timer; `compactOnce()` runs it now. */
-  readonly compactor: TimesliceCompactor;
+  readonly compactor: Pick<Store, 'compactOnce'>;
   /** Stops accepting, waits for requests in flight, commits pending writes, closes the store. */
   close(): Promise<void>;
 }
@@ -61,22 +63,17 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
   const logger = options.logger ?? (pino({ level: config.logLevel }) as unknown as FastifyBaseLogger);
   await preparePrivateDataDir(config.dataDir);
   const databasePath = join(config.dataDir, 'timeslice.duckdb');
-  const db = await Database.open({ path: databasePath, memoryLimit: config.memoryLimit });
+  const store = await openStore({
+    engine: config.store, dataDir: config.dataDir, memoryLimit: config.memoryLimit, clock, compaction: config.compaction,
+    maxMetricNamesPerApp: config.maxMetricNamesPerApp, ...(options.maxQueuedRows !== undefined ? { maxQueuedRows: options.maxQueuedRows } : {}),
+  });
   let ready = false;
   let collector: FastifyInstance | undefined;
   let api: FastifyInstance | undefined;
-  let writer: BatchWriter | undefined;
-  let executor: DuckDbPlanExecutor | undefined;
-  let compactor: TimesliceCompactor | undefined;
   let decoder: AgentDecoder | undefined;
   try {
-    writer = new BatchWriter(db.appendConnection, options.maxQueuedRows);
-    const metrics = await MetricIndex.load(db, writer, clock, { maxMetricNamesPerApp: config.maxMetricNamesPerApp });
-    const storeMaintenance = new Mutex();
-    const entities = await loadEntityStores(db, clock);
-    // Deleting an application deletes its key transactions and browser side from these stores too.
-    const dependents = [entities.keyTransactions, entities.browserApplications];
-    const catalog = await Catalog.load(db, clock, { metrics, storeMaintenance, dependents });
+    if (!(store instanceof DuckDbStore)) throw new Error(`store engine ${store.engine} has no database to show`);
+    const { catalog, metrics, entities, writer, executor, deployments } = store;
     const createdKeys = await catalog.bootstrap({
       ...(config.apiKey ? { userKey: config.apiKey } : {}),
       ...(config.licenseKey ? { licenseKey: config.licenseKey } : {}),
@@ -93,8 +90,7 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
       https: { key: tls.key, cert: tls.cert },
     });
     // Deployments v0 and the Event API answer on the collector too (their docs' host names may point either way).
-    const deployments = new Deployments(db, writer, clock);
-    const apiUsage = new ApiUsageRecorder({ db, catalog, writer, clock, logger });
+    const apiUsage = new ApiUsageRecorder({ catalog, writer, clock, logger });
     let apiPort = config.port;
     // One budget per key (REST) and per account (NRQL), whichever port a request comes in on.
     const rateLimits = createRateLimits(clock, config.rateLimits);
@@ -104,8 +100,6 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
     }));
     await collector.register(eventApiPlugin({ catalog, writer, clock }));
     await collector.register(collectorDeploymentsPlugin({ catalog, deployments, clock, sunset: config.restSunset, usage: apiUsage, limiter: rateLimits.rest }));
-    executor = new DuckDbPlanExecutor(db);
-    compactor = new TimesliceCompactor(db, clock, config.compaction, storeMaintenance);
     api = await buildApiApp({
       catalog, metrics, executor, clock, entities, ready: () => ready, logger,
       deployments, writer, restSunset: config.restSunset, apiUsage, rateLimits,
@@ -115,10 +109,9 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
     await api.listen({ host: config.host, port: config.port });
     apiPort = (api.server.address() as { port: number }).port;
     ready = true;
-    compactor.start();
+    store.start();
     const urlHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host;
     const collectorHost = urlHost === '127.0.0.1' ? 'localhost' : urlHost;
-    const w = writer;
     const d = decoder;
     const c = collector;
     const a = api;
@@ -131,26 +124,20 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
       certPath: tls.certPath,
       databasePath,
       createdKeys: keysToShow,
-      db, catalog, metrics, entities, writer: w, api: a, compactor: compactor!, apiUsage,
+      store, db: store.db, catalog, metrics, entities, writer, api: a, compactor: store, apiUsage,
       close: () => (closing ??= (async () => {
         ready = false;
         await c.close();
         await a.close();
-        await compactor?.stop();
-        executor?.close();
         await d.close();
-        await w.close();
-        await db.close();
+        await store.close();
       })()),
     };
   } catch (error) {
     await collector?.close().catch(() => undefined);
     await api?.close().catch(() => undefined);
-    await compactor?.stop();
-    executor?.close();
     await decoder?.close().catch(() => undefined);
-    await writer?.close().catch(() => undefined);
-    await db.close().catch(() => undefined);
+    await store.close().catch(() => undefined);
     throw error;
   }
 }

@@ -1,9 +1,9 @@
 import { parseArgs } from 'node:util';
-import { ConfigError, resolveServeConfig } from '../config.js';
+import { ConfigError, resolveServeConfig, storeEngine } from '../config.js';
 import { serveCommand } from './serve.js';
 import { demoCommand } from './demo.js';
 import { queryCommand } from './query.js';
-import { StoreLockedError } from '../store/duckdb/database.js';
+import { StoreLockedError } from '../store/store.js';
 
 const USAGE = `Usage: timeslice <command> [options]
 
@@ -74,7 +74,7 @@ export async function run(argv: readonly string[]): Promise<number> {
           url: values.url ?? process.env.TIMESLICE_URL ?? `http://127.0.0.1:${process.env.TIMESLICE_PORT || '3000'}`,
           apiKey: values['api-key'] ?? process.env.TIMESLICE_API_KEY,
           json: values.json ?? false,
-          ...(values.data !== undefined ? { dataDir: values.data } : {}),
+          ...(values.data !== undefined ? { dataDir: values.data, store: storeEngine(process.env.TIMESLICE_STORE) } : {}),
           ...(values.account !== undefined ? { accountId: Number(values.account) } : {}),
           ...(values.timeout !== undefined ? { timeoutSeconds: Number(values.timeout) } : {}),
         });

@@ -1,14 +1,10 @@
-import { join } from 'node:path';
 import { NRQL_ROUTE } from '../http/service-paths.js';
 import { systemClock } from '../clock.js';
 import { storeDictionaries } from '../nrql/dictionaries.js';
 import { NrqlEngine, type NrqlAnswer } from '../nrql/nrql-engine.js';
 import { NrqlError, nrqlErrorBody } from '../nrql/nrql-error.js';
-import { BatchWriter } from '../store/batch-writer.js';
-import { Catalog } from '../store/catalog.js';
-import { Database } from '../store/duckdb/database.js';
-import { MetricIndex } from '../store/metric-index.js';
-import { DuckDbPlanExecutor } from '../store/plan-executor.js';
+import { openStore } from '../store/open-store.js';
+import type { StoreEngine } from '../store/store.js';
 
 export interface QueryCommandOptions {
   readonly query: string;
@@ -17,6 +13,8 @@ export interface QueryCommandOptions {
   readonly apiKey: string | undefined;
   /** Read this data directory directly instead (the service must not be running on it). */
   readonly dataDir?: string;
+  /** The engine of that data directory's store (TIMESLICE_STORE). */
+  readonly store?: StoreEngine;
   readonly accountId?: number;
   readonly json: boolean;
   readonly timeoutSeconds?: number;
@@ -24,12 +22,11 @@ export interface QueryCommandOptions {
 
 /** Runs the query on a data directory in this process: the same engine the service runs. */
 async function runOnDataDirectory(options: QueryCommandOptions & { dataDir: string }): Promise<{ ok: true; answer: NrqlAnswer } | { ok: false; body: ErrorBody }> {
-  const db = await Database.open({ path: join(options.dataDir, 'timeslice.duckdb'), memoryLimit: '1GB' });
-  const writer = new BatchWriter(db.appendConnection);
-  const executor = new DuckDbPlanExecutor(db);
+  const store = await openStore({
+    engine: options.store ?? 'duckdb', dataDir: options.dataDir, memoryLimit: '1GB', clock: systemClock, expireEveryMs: 0,
+  });
   try {
-    const metrics = await MetricIndex.load(db, writer, systemClock);
-    const catalog = await Catalog.load(db, systemClock, { metrics });
+    const { executor, catalog, metrics } = store;
     const engine = new NrqlEngine({ executor, dictionaries: storeDictionaries(catalog, metrics), clock: systemClock });
     try {
       const answer = await engine.run(options.query, {
@@ -42,9 +39,7 @@ async function runOnDataDirectory(options: QueryCommandOptions & { dataDir: stri
       throw error;
     }
   } finally {
-    executor.close();
-    await writer.close();
-    await db.close();
+    await store.close();
   }
 }
 

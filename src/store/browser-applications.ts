@@ -1,15 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { isDeepStrictEqual } from 'node:util';
 import type { Clock } from '../clock.js';
 import { DEFAULT_BROWSER_MONITORING_SETTINGS, type BrowserMonitoringSettings } from '../domain/agent-settings/model.js';
 import { applySettingsPatch, browserLoader, validateBrowserMonitoringSettings, type SettingsPatch } from '../domain/agent-settings/validation.js';
 import { DEFAULT_END_USER_APDEX_T } from './catalog.js';
-import type { Database } from './duckdb/database.js';
-import { timestampValue } from './duckdb/duckdb-values.js';
-import { EntityIds } from './entity-ids.js';
-import { Mutex } from './mutex.js';
-import { runOnOwnConnection } from './duckdb/own-connection.js';
-import { entityName, entityNameRule } from '../domain/entity-name.js';
+import { checkedEntityName, EntityCollection, type EntityRows } from './entities/entity-collection.js';
 
 /**
  * Which browser agent the loader snippet brings: SPA (single-page app monitoring, the full
@@ -69,7 +63,8 @@ export interface BrowserApplicationChanges {
   readonly monitoring?: SettingsPatch<BrowserMonitoringSettings>;
 }
 
-function settingsOf(monitoring: BrowserMonitoringSettings): BrowserSettings {
+/** The three settings as `monitoring` holds them. */
+export function browserSettingsOf(monitoring: BrowserMonitoringSettings): BrowserSettings {
   return {
     cookiesEnabled: monitoring.privacy.cookiesEnabled,
     distributedTracingEnabled: monitoring.distributedTracing.enabled,
@@ -124,62 +119,18 @@ function changedMonitoring(
   return merged;
 }
 
-/** What `monitoring_settings` holds: the monitoring settings but the three kept in their own columns. */
-function storedRest(monitoring: BrowserMonitoringSettings): Omit<BrowserMonitoringSettings, 'loader' | 'privacy'> {
-  const { loader: _loader, privacy: _privacy, distributedTracing, ...rest } = monitoring;
-  const { enabled: _enabled, ...tracing } = distributedTracing;
-  return { ...rest, distributedTracing: tracing as BrowserMonitoringSettings['distributedTracing'] };
-}
-
-function monitoringJson(monitoring: BrowserMonitoringSettings): string | null {
-  const rest = storedRest(monitoring);
-  return isDeepStrictEqual(rest, storedRest(DEFAULT_BROWSER_MONITORING_SETTINGS)) ? null : JSON.stringify(rest);
-}
-
-interface Row {
-  id: number; account_id: number; name: string; browser_monitoring_key: string; cookies_enabled: boolean;
-  distributed_tracing_enabled: boolean; loader_type: BrowserLoaderType; apm_app_id: number | null; apdex_t: number | null;
-  monitoring_settings: string | null; created_ms: bigint;
-}
-
-/** NULL `monitoring_settings` is the defaults; stored settings are laid over them, so a setting added later starts at its default. */
-function monitoringOf(r: Row): BrowserMonitoringSettings {
-  const rest = r.monitoring_settings === null ? {} : JSON.parse(r.monitoring_settings) as SettingsPatch<BrowserMonitoringSettings>;
-  return applySettingsPatch(applySettingsPatch(DEFAULT_BROWSER_MONITORING_SETTINGS, rest), {
-    loader: r.loader_type, privacy: { cookiesEnabled: r.cookies_enabled }, distributedTracing: { enabled: r.distributed_tracing_enabled },
-  });
-}
-
-function checkedName(input: string): string {
-  const name = entityName(input);
-  if (name === undefined) throw new RangeError(entityNameRule('a browser application'));
-  return name;
-}
+const KIND = 'browser application';
 
 /**
  * Browser applications, standalone or the browser side of an APM application, in memory and
- * written through to DuckDB (`browser_applications`). REST v2 creates standalone ones and lists
+ * written through to the store's rows. REST v2 creates standalone ones and lists
  * them; NerdGraph's `agentApplicationCreateBrowser` / `agentApplicationEnableApmBrowser` will create both kinds.
  */
 export class BrowserApplications {
-  private readonly mutex = new Mutex();
-  private readonly byId = new Map<number, BrowserApplication>();
+  private constructor(private readonly entities: EntityCollection<BrowserApplication>, private readonly clock: Clock) {}
 
-  private constructor(private readonly db: Database, private readonly clock: Clock, private readonly ids: EntityIds) {}
-
-  static async load(db: Database, clock: Clock): Promise<BrowserApplications> {
-    const store = new BrowserApplications(db, clock, await EntityIds.load(db, 'browser_applications'));
-    for (const r of await db.all<Row>(
-      `SELECT id, account_id, name, browser_monitoring_key, cookies_enabled, distributed_tracing_enabled, loader_type, apm_app_id,
-         apdex_t, monitoring_settings, epoch_ms(created_at) AS created_ms FROM browser_applications`,
-    )) {
-      const monitoring = monitoringOf(r);
-      store.byId.set(r.id, {
-        id: r.id, accountId: r.account_id, name: r.name, browserMonitoringKey: r.browser_monitoring_key, settings: settingsOf(monitoring), monitoring,
-        apdexT: r.apm_app_id === null ? r.apdex_t : null, apmApplicationId: r.apm_app_id, createdAt: Number(r.created_ms),
-      });
-    }
-    return store;
+  static async open(rows: EntityRows<BrowserApplication>, clock: Clock): Promise<BrowserApplications> {
+    return new BrowserApplications(await EntityCollection.open(rows), clock);
   }
 
   /**
@@ -188,33 +139,25 @@ export class BrowserApplications {
    * or when the APM application already has a browser side.
    */
   async create(input: NewBrowserApplication): Promise<BrowserApplication> {
-    const name = checkedName(input.name);
+    const name = checkedEntityName(input.name, KIND);
     const monitoring = changedMonitoring(DEFAULT_BROWSER_MONITORING_SETTINGS, input.settings ?? {}, {});
-    return this.mutex.run(async () => {
+    return this.entities.create((id) => {
       const siblings = this.list(input.accountId);
-      this.checkNameFree(input.accountId, name);
+      this.entities.checkNameFree(input.accountId, name, KIND);
       const apmApplicationId = input.apmApplicationId ?? null;
       const side = apmApplicationId === null ? undefined : siblings.find((b) => b.apmApplicationId === apmApplicationId);
       if (side) throw new RangeError(`application ${apmApplicationId} already has browser monitoring (browser application ${side.id})`);
-      const app: BrowserApplication = {
-        id: this.ids.next(),
+      return {
+        id,
         accountId: input.accountId,
         name,
         browserMonitoringKey: siblings[0]?.browserMonitoringKey ?? generateBrowserKey(),
-        settings: settingsOf(monitoring),
+        settings: browserSettingsOf(monitoring),
         monitoring,
         apdexT: apmApplicationId === null ? DEFAULT_END_USER_APDEX_T : null,
         apmApplicationId,
         createdAt: this.clock.now(),
       };
-      await this.ids.insert(app.id, `INSERT INTO browser_applications (id, account_id, name, browser_monitoring_key, cookies_enabled,
-          distributed_tracing_enabled, loader_type, apm_app_id, created_at, apdex_t, monitoring_settings)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`, [
-        app.id, app.accountId, app.name, app.browserMonitoringKey, app.settings.cookiesEnabled, app.settings.distributedTracingEnabled,
-        app.settings.loaderType, apmApplicationId, timestampValue(app.createdAt), app.apdexT, monitoringJson(monitoring),
-      ]);
-      this.byId.set(app.id, app);
-      return app;
     });
   }
 
@@ -226,30 +169,19 @@ export class BrowserApplications {
    * application.
    */
   async update(id: number, changes: BrowserApplicationChanges): Promise<BrowserApplication | undefined> {
-    const name = changes.name === undefined ? undefined : checkedName(changes.name);
+    const name = changes.name === undefined ? undefined : checkedEntityName(changes.name, KIND);
     if (changes.apdexT !== undefined && !(Number.isFinite(changes.apdexT) && changes.apdexT > 0)) {
       throw new RangeError('apdexT must be a positive number of seconds');
     }
-    return this.mutex.run(async () => {
-      const app = this.byId.get(id);
-      if (!app) return undefined;
+    return this.entities.update(id, (app) => {
       if (changes.apdexT !== undefined && app.apmApplicationId !== null) {
         throw new RangeError(
           `browser application ${id} is the browser side of application ${app.apmApplicationId}: its Apdex T is that application's end-user Apdex T`,
         );
       }
-      if (name !== undefined && name !== app.name) this.checkNameFree(app.accountId, name);
+      if (name !== undefined && name !== app.name) this.entities.checkNameFree(app.accountId, name, KIND);
       const monitoring = changedMonitoring(app.monitoring, changes.settings ?? {}, changes.monitoring ?? {});
-      const updated: BrowserApplication = {
-        ...app, name: name ?? app.name, settings: settingsOf(monitoring), monitoring, apdexT: changes.apdexT ?? app.apdexT,
-      };
-      await runOnOwnConnection(this.db, `UPDATE browser_applications SET name = $1, cookies_enabled = $2, distributed_tracing_enabled = $3,
-          loader_type = $4, apdex_t = $5, monitoring_settings = $6 WHERE id = $7`, [
-        updated.name, updated.settings.cookiesEnabled, updated.settings.distributedTracingEnabled, updated.settings.loaderType, updated.apdexT,
-        monitoringJson(monitoring), id,
-      ]);
-      this.byId.set(id, updated);
-      return updated;
+      return { ...app, name: name ?? app.name, settings: browserSettingsOf(monitoring), monitoring, apdexT: changes.apdexT ?? app.apdexT };
     });
   }
 
@@ -257,29 +189,20 @@ export class BrowserApplications {
    * Deletes a browser application; whether there was one. Deleting a browser side turns browser
    * monitoring of its APM application off; the APM application stays. Its id is never handed out again.
    */
-  async delete(id: number): Promise<boolean> {
-    return this.mutex.run(async () => {
-      if (!this.byId.has(id)) return false;
-      await runOnOwnConnection(this.db, 'DELETE FROM browser_applications WHERE id = $1', [id]);
-      this.byId.delete(id);
-      return true;
-    });
+  delete(id: number): Promise<boolean> {
+    return this.entities.delete(id);
   }
 
   /** The catalog deleted the APM application and its browser side's row with it: the side goes from memory too. */
   forgetApplication(appId: number): void {
-    for (const [id, app] of this.byId) if (app.apmApplicationId === appId) this.byId.delete(id);
+    this.entities.forget((app) => app.apmApplicationId === appId);
   }
 
   get(id: number): BrowserApplication | undefined {
-    return this.byId.get(id);
+    return this.entities.get(id);
   }
 
   list(accountId: number): BrowserApplication[] {
-    return [...this.byId.values()].filter((b) => b.accountId === accountId);
-  }
-
-  private checkNameFree(accountId: number, name: string): void {
-    if (this.list(accountId).some((b) => b.name === name)) throw new RangeError(`a browser application named '${name}' already exists`);
+    return this.entities.list(accountId);
   }
 }

@@ -1,17 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { DuckDBValue } from '@duckdb/node-api';
 import type { Clock } from '../clock.js';
 import { isReservedCustomAttribute } from '../domain/change-tracking-attributes.js';
 import { entityGuid } from '../domain/entity-guid.js';
 import { isStorableTime } from '../domain/time/time-range.js';
-import { CUSTOM_EVENTS, Rows } from './duckdb/append-tables.js';
-import type { BatchWriter } from './batch-writer.js';
 import type { Application } from './catalog.js';
-import type { Database } from './duckdb/database.js';
-import { timestampValue } from './duckdb/duckdb-values.js';
 import { Mutex } from './mutex.js';
 import { attributeJson } from './attribute-json.js';
-import { withOwnConnection } from './duckdb/own-connection.js';
 
 /**
  * Change tracking events, deployments among them, as New Relic stores them: one row of
@@ -107,13 +101,31 @@ const OWN_ATTRIBUTES = [
 /** At most this many attributes of an event are its own; the rest of an event's attribute limit is for custom ones. */
 export const MAX_OWN_ATTRIBUTES = OWN_ATTRIBUTES.length;
 
+/**
+ * Where change tracking events are kept and how REST's deployment views read them: the engine's
+ * side of `Deployments`.
+ */
+export interface ChangeTrackingRecords {
+  /** Stores one event row (`attributes` as JSON text); resolves once it is committed. */
+  append(accountId: number, appId: number, timestamp: number, eventType: string, attributes: string): Promise<void>;
+  /** The next deployment id of the store-wide sequence; never handed out twice. */
+  nextDeploymentId(): Promise<number>;
+  /** An application's deployments not deleted through REST, newest first (then highest id), a page at a time. */
+  list(accountId: number, appId: number, page: number, perPage: number): Promise<{ deployments: Deployment[]; total: number }>;
+  /** One deployment of the application, unless deleted through REST. */
+  find(accountId: number, appId: number, id: number): Promise<Deployment | undefined>;
+  /** The time of the application's most recent deployment (deleted ones too: they happened). */
+  latestTimestamp(accountId: number, appId: number): Promise<number | undefined>;
+  /** Records deployment `id` as deleted through REST at `at` (epoch ms). */
+  recordDeleted(accountId: number, appId: number, id: number, at: number): Promise<void>;
+}
+
 export class Deployments {
   /** Deletions check and record under one lock, so a deployment is deleted once. */
   private readonly deletions = new Mutex();
 
   constructor(
-    private readonly db: Database,
-    private readonly writer: Pick<BatchWriter, 'write'>,
+    private readonly records: ChangeTrackingRecords,
     private readonly clock: Clock,
   ) {}
 
@@ -140,7 +152,7 @@ export class Deployments {
     }
 
     const changeTrackingId = randomUUID();
-    const deploymentId = isDeployment ? await this.nextDeploymentId() : null;
+    const deploymentId = isDeployment ? await this.records.nextDeploymentId() : null;
     const attributes: Record<string, AttributeValue> = { changeTrackingId };
     if (deploymentId !== null) attributes.deploymentId = deploymentId;
     attributes.category = category;
@@ -164,43 +176,23 @@ export class Deployments {
     for (const [key, value] of Object.entries(input.customAttributes ?? {})) attributes[`customAttributes.${key}`] = value;
 
     const appId = input.entity.appId ?? 0;
-    const rows = new Rows(CUSTOM_EVENTS);
-    rows.push(input.accountId, appId, 0, 0, input.timestamp, CHANGE_TRACKING_EVENT_TYPE, attributeJson(attributes));
-    await this.writer.write([rows]);
+    await this.records.append(input.accountId, appId, input.timestamp, CHANGE_TRACKING_EVENT_TYPE, attributeJson(attributes));
     return { changeTrackingId, deploymentId, accountId: input.accountId, appId, timestamp: input.timestamp, attributes };
   }
 
   /** An application's deployments not deleted through REST, newest first (then highest id), a page at a time. */
-  async list(accountId: number, appId: number, page: number, perPage: number): Promise<{ deployments: Deployment[]; total: number }> {
-    const where = `${DEPLOYMENT_ROWS} AND NOT EXISTS (
-        SELECT 1 FROM deleted_deployments d WHERE d.account_id = $1 AND d.deployment_id = ${DEPLOYMENT_ID})`;
-    const [count] = await this.db.all<{ n: bigint }>(`SELECT count(*) AS n FROM custom_events WHERE ${where}`, [accountId, appId]);
-    const rows = await this.db.all<DeploymentRow>(
-      `SELECT account_id, app_id, epoch_ms(timestamp) AS ms, attributes FROM custom_events WHERE ${where}
-       ORDER BY timestamp DESC, ${DEPLOYMENT_ID} DESC LIMIT $3 OFFSET $4`,
-      [accountId, appId, perPage, (page - 1) * perPage],
-    );
-    return { deployments: rows.map(deploymentOf), total: Number(count?.n ?? 0) };
+  list(accountId: number, appId: number, page: number, perPage: number): Promise<{ deployments: Deployment[]; total: number }> {
+    return this.records.list(accountId, appId, page, perPage);
   }
 
   /** One deployment of the application, unless deleted through REST. */
-  async find(accountId: number, appId: number, id: number): Promise<Deployment | undefined> {
-    const rows = await this.db.all<DeploymentRow>(
-      `SELECT account_id, app_id, epoch_ms(timestamp) AS ms, attributes FROM custom_events
-       WHERE ${DEPLOYMENT_ROWS} AND ${DEPLOYMENT_ID} = $3
-         AND NOT EXISTS (SELECT 1 FROM deleted_deployments d WHERE d.account_id = $1 AND d.deployment_id = $3)`,
-      [accountId, appId, id],
-    );
-    return rows.length === 0 ? undefined : deploymentOf(rows[0]!);
+  find(accountId: number, appId: number, id: number): Promise<Deployment | undefined> {
+    return this.records.find(accountId, appId, id);
   }
 
   /** The time of the application's most recent deployment (deleted ones too: they happened). */
-  async latestTimestamp(accountId: number, appId: number): Promise<number | undefined> {
-    const [row] = await this.db.all<{ ms: bigint | null }>(
-      `SELECT max(epoch_ms(timestamp)) AS ms FROM custom_events WHERE ${DEPLOYMENT_ROWS}`,
-      [accountId, appId],
-    );
-    return row?.ms === null || row?.ms === undefined ? undefined : Number(row.ms);
+  latestTimestamp(accountId: number, appId: number): Promise<number | undefined> {
+    return this.records.latestTimestamp(accountId, appId);
   }
 
   /**
@@ -212,51 +204,10 @@ export class Deployments {
     return this.deletions.run(async () => {
       const deployment = await this.find(accountId, appId, id);
       if (!deployment) return undefined;
-      await withOwnConnection(this.db, (c) =>
-        c.run('INSERT INTO deleted_deployments VALUES ($1, $2, $3, $4)', [accountId, appId, id, timestampValue(this.clock.now())] as DuckDBValue[]),
-      );
+      await this.records.recordDeleted(accountId, appId, id, this.clock.now());
       return deployment;
     });
   }
-
-  private async nextDeploymentId(): Promise<number> {
-    const reader = await withOwnConnection(this.db, (c) => c.runAndReadAll("SELECT nextval('deployment_ids') AS id"));
-    return Number(reader.getRowObjectsJS()[0]!.id);
-  }
-
-
-}
-
-// TRY_CAST: a row whose deploymentId is not a whole number is no deployment, never a failed query.
-const DEPLOYMENT_ID = "TRY_CAST(json_extract(attributes, '$.deploymentId') AS BIGINT)";
-
-/** `$1` account, `$2` application. */
-const DEPLOYMENT_ROWS = `account_id = $1 AND app_id = $2 AND event_type = '${CHANGE_TRACKING_EVENT_TYPE}'
-  AND json_extract_string(attributes, '$.category') = '${DEPLOYMENT_CATEGORY}' AND ${DEPLOYMENT_ID} IS NOT NULL
-  AND starts_with(json_extract_string(attributes, '$."service.source"'), 'timeslice:')`;
-
-interface DeploymentRow {
-  account_id: number;
-  app_id: number;
-  ms: bigint;
-  attributes: string;
-}
-
-function deploymentOf(row: DeploymentRow): Deployment {
-  const a = JSON.parse(row.attributes) as Record<string, AttributeValue | undefined>;
-  const text = (v: AttributeValue | undefined) => (v === undefined ? null : String(v));
-  return {
-    id: Number(a.deploymentId),
-    appId: row.app_id,
-    accountId: row.account_id,
-    changeTrackingId: String(a.changeTrackingId),
-    timestamp: Number(row.ms),
-    revision: text(a.version),
-    changelog: text(a.changelog),
-    description: text(a.description),
-    user: text(a.user),
-    source: String(a['service.source'] ?? ''),
-  };
 }
 
 /** A text value worth storing: empty text counts as not given. */

@@ -1,14 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { isDeepStrictEqual } from 'node:util';
 import type { Clock } from '../clock.js';
 import { DEFAULT_MOBILE_AGENT_SETTINGS, type MobileAgentSettings } from '../domain/agent-settings/model.js';
 import { applySettingsPatch, validateMobileAgentSettings, type SettingsPatch } from '../domain/agent-settings/validation.js';
-import type { Database } from './duckdb/database.js';
-import { timestampValue } from './duckdb/duckdb-values.js';
-import { EntityIds } from './entity-ids.js';
-import { Mutex } from './mutex.js';
-import { runOnOwnConnection } from './duckdb/own-connection.js';
-import { entityName, entityNameRule } from '../domain/entity-name.js';
+import { checkedEntityName, EntityCollection, type EntityRows } from './entities/entity-collection.js';
 
 /** A mobile application: its agents report with its token, its events carry its name as `appName`. */
 export interface MobileApplication {
@@ -35,41 +29,17 @@ function generateApplicationToken(): string {
   return `AA${randomBytes(20).toString('hex')}-NRMA`;
 }
 
-/** NULL is the defaults; stored settings are laid over them, so a setting added later starts at its default. */
-function settingsOf(json: string | null): MobileAgentSettings {
-  return json === null ? DEFAULT_MOBILE_AGENT_SETTINGS : applySettingsPatch(DEFAULT_MOBILE_AGENT_SETTINGS, JSON.parse(json) as SettingsPatch<MobileAgentSettings>);
-}
-
-function settingsJson(settings: MobileAgentSettings): string | null {
-  return isDeepStrictEqual(settings, DEFAULT_MOBILE_AGENT_SETTINGS) ? null : JSON.stringify(settings);
-}
-
-function checkedName(input: string): string {
-  const name = entityName(input);
-  if (name === undefined) throw new RangeError(entityNameRule('a mobile application'));
-  return name;
-}
+const KIND = 'mobile application';
 
 /**
- * Mobile applications, in memory and written through to DuckDB (`mobile_applications`). REST v2
+ * Mobile applications, in memory and written through to the store's rows. REST v2
  * creates and reads them; NerdGraph's `agentApplicationCreateMobile` will create them too.
  */
 export class MobileApplications {
-  private readonly mutex = new Mutex();
-  private readonly byId = new Map<number, MobileApplication>();
+  private constructor(private readonly entities: EntityCollection<MobileApplication>, private readonly clock: Clock) {}
 
-  private constructor(private readonly db: Database, private readonly clock: Clock, private readonly ids: EntityIds) {}
-
-  static async load(db: Database, clock: Clock): Promise<MobileApplications> {
-    const store = new MobileApplications(db, clock, await EntityIds.load(db, 'mobile_applications'));
-    for (const r of await db.all<{ id: number; account_id: number; name: string; application_token: string; settings: string | null; created_ms: bigint }>(
-      'SELECT id, account_id, name, application_token, settings, epoch_ms(created_at) AS created_ms FROM mobile_applications',
-    )) {
-      store.byId.set(r.id, {
-        id: r.id, accountId: r.account_id, name: r.name, applicationToken: r.application_token, settings: settingsOf(r.settings), createdAt: Number(r.created_ms),
-      });
-    }
-    return store;
+  static async open(rows: EntityRows<MobileApplication>, clock: Clock): Promise<MobileApplications> {
+    return new MobileApplications(await EntityCollection.open(rows), clock);
   }
 
   /**
@@ -77,18 +47,12 @@ export class MobileApplications {
    * unique in its account; refused (RangeError) when taken, empty or over 255 characters.
    */
   async create(accountId: number, name: string): Promise<MobileApplication> {
-    const trimmed = checkedName(name);
-    return this.mutex.run(async () => {
-      this.checkNameFree(accountId, trimmed);
-      const app: MobileApplication = {
-        id: this.ids.next(), accountId, name: trimmed, applicationToken: generateApplicationToken(), settings: DEFAULT_MOBILE_AGENT_SETTINGS,
-        createdAt: this.clock.now(),
+    const trimmed = checkedEntityName(name, KIND);
+    return this.entities.create((id) => {
+      this.entities.checkNameFree(accountId, trimmed, KIND);
+      return {
+        id, accountId, name: trimmed, applicationToken: generateApplicationToken(), settings: DEFAULT_MOBILE_AGENT_SETTINGS, createdAt: this.clock.now(),
       };
-      await this.ids.insert(app.id, 'INSERT INTO mobile_applications (id, account_id, name, application_token, created_at) VALUES ($1, $2, $3, $4, $5)', [
-        app.id, app.accountId, app.name, app.applicationToken, timestampValue(app.createdAt),
-      ]);
-      this.byId.set(app.id, app);
-      return app;
     });
   }
 
@@ -99,19 +63,12 @@ export class MobileApplications {
    * field; undefined when there is no such application.
    */
   async update(id: number, changes: MobileApplicationChanges): Promise<MobileApplication | undefined> {
-    const name = changes.name === undefined ? undefined : checkedName(changes.name);
-    return this.mutex.run(async () => {
-      const app = this.byId.get(id);
-      if (!app) return undefined;
-      if (name !== undefined && name !== app.name) this.checkNameFree(app.accountId, name);
+    const name = changes.name === undefined ? undefined : checkedEntityName(changes.name, KIND);
+    return this.entities.update(id, (app) => {
+      if (name !== undefined && name !== app.name) this.entities.checkNameFree(app.accountId, name, KIND);
       const settings = changes.settings === undefined ? app.settings : applySettingsPatch(app.settings, changes.settings);
       validateMobileAgentSettings(settings);
-      const updated: MobileApplication = { ...app, name: name ?? app.name, settings };
-      await runOnOwnConnection(this.db, 'UPDATE mobile_applications SET name = $1, settings = $2 WHERE id = $3', [
-        updated.name, settingsJson(updated.settings), id,
-      ]);
-      this.byId.set(id, updated);
-      return updated;
+      return { ...app, name: name ?? app.name, settings };
     });
   }
 
@@ -120,24 +77,15 @@ export class MobileApplications {
    * Event API stores them by name) and stay, as every event stays until its retention ends. Its id
    * is never handed out again.
    */
-  async delete(id: number): Promise<boolean> {
-    return this.mutex.run(async () => {
-      if (!this.byId.has(id)) return false;
-      await runOnOwnConnection(this.db, 'DELETE FROM mobile_applications WHERE id = $1', [id]);
-      this.byId.delete(id);
-      return true;
-    });
+  delete(id: number): Promise<boolean> {
+    return this.entities.delete(id);
   }
 
   get(id: number): MobileApplication | undefined {
-    return this.byId.get(id);
+    return this.entities.get(id);
   }
 
   list(accountId: number): MobileApplication[] {
-    return [...this.byId.values()].filter((m) => m.accountId === accountId);
-  }
-
-  private checkNameFree(accountId: number, name: string): void {
-    if (this.list(accountId).some((m) => m.name === name)) throw new RangeError(`a mobile application named '${name}' already exists`);
+    return this.entities.list(accountId);
   }
 }

@@ -129,6 +129,20 @@ export function violations(
   return { violations: out, usedExceptions };
 }
 
+/**
+ * The imports but those an exception names (by file or folder prefixes), and the exceptions that
+ * matched one: for cycles that a listed, temporary import closes.
+ */
+export function withoutExcepted(imports: readonly Import[], exceptions: readonly Exception[]): { imports: Import[]; usedExceptions: Set<Exception> } {
+  const usedExceptions = new Set<Exception>();
+  const kept = imports.filter((imp) => {
+    const exception = exceptions.find((e) => covers(e.from, imp.from) && covers(e.to, imp.to));
+    if (exception) usedExceptions.add(exception);
+    return exception === undefined;
+  });
+  return { imports: kept, usedExceptions };
+}
+
 /** The import cycles between files (strongly connected components of more than one file, or a file importing itself). */
 export function cycles(imports: readonly Import[]): string[][] {
   const edges = new Map<string, string[]>();

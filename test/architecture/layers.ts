@@ -100,3 +100,20 @@ export const EXCEPTIONS: readonly Exception[] = [
     reason: 'mobile and browser summaries read REST mobile value formulas; they become NRQL expressions under applications/ (formula)',
   },
 ];
+
+/**
+ * Imports that close an import cycle and are being removed; cycles are found without them. Each is
+ * one of the layer exceptions above.
+ */
+export const CYCLE_EXCEPTIONS: readonly Exception[] = [
+  {
+    from: 'sql/sources.ts',
+    to: 'store/duckdb/timeslice-compactor.ts',
+    reason: 'closes sql/sources -> compactor -> store/store -> plan-executor -> sql/render-plan -> sql/sources; the physical schema moves under store/duckdb (seam-query)',
+  },
+  {
+    from: 'store/plan-executor.ts',
+    to: 'store/duckdb',
+    reason: 'closes store/store -> plan-executor -> duckdb/database -> store/store: the executor interface and the DuckDB executor share a file until the seam splits them (seam-query)',
+  },
+];

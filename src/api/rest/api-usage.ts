@@ -4,7 +4,6 @@ import { hashKey } from '../../security/keys.js';
 import { CUSTOM_EVENTS, Rows } from '../../store/duckdb/append-tables.js';
 import type { BatchWriter } from '../../store/batch-writer.js';
 import type { Catalog } from '../../store/catalog.js';
-import type { Database } from '../../store/duckdb/database.js';
 import { pathOf, routePatternOf, type RestApiName } from './sunset.js';
 import { attributeJson } from '../../store/attribute-json.js';
 
@@ -42,8 +41,7 @@ export const SERVICE_SOURCE: Readonly<Record<RestApiName, string>> = {
 };
 
 export interface ApiUsageDeps {
-  readonly db: Pick<Database, 'all'>;
-  readonly catalog: Pick<Catalog, 'accountForUserKey' | 'accountForLicenseKey' | 'application'>;
+  readonly catalog: Pick<Catalog, 'accountForUserKey' | 'accountForLicenseKey' | 'keyId' | 'application'>;
   readonly writer: Pick<BatchWriter, 'write'>;
   readonly clock: Clock;
   readonly logger?: FastifyBaseLogger;
@@ -146,9 +144,8 @@ export class ApiUsageRecorder {
       const hash = hashKey(key);
       let id = this.keyIds.get(hash);
       if (id === undefined) {
-        const [row] = await this.deps.db.all<{ id: number }>('SELECT id FROM api_keys WHERE key_hash = $1', [hash]);
-        if (row === undefined) continue;
-        id = Number(row.id);
+        id = this.deps.catalog.keyId(key);
+        if (id === undefined) continue;
         this.keyIds.set(hash, id);
       }
       return { id, accountId };

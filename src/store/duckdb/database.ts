@@ -1,9 +1,9 @@
 import { DuckDBConnection, DuckDBInstance, type DuckDBValue } from '@duckdb/node-api';
 import { APPEND_TABLES } from './append-tables.js';
 import { MIGRATIONS, type Migration } from './migrations.js';
+import { StoreLockedError } from '../store.js';
 
-/** The DuckDB file is held by another process: DuckDB allows one process per file. */
-export class StoreLockedError extends Error {}
+export { StoreLockedError };
 
 export interface DatabaseOptions {
   /** DuckDB file, or ':memory:'. */

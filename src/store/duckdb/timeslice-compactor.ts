@@ -3,6 +3,7 @@ import type { Clock } from '../../clock.js';
 import type { Database } from './database.js';
 import { timestampValue } from './duckdb-values.js';
 import { Mutex } from '../mutex.js';
+import { DEFAULT_COMPACTION, type CompactorOptions } from '../store.js';
 
 export const COMPACTED_TIMESLICES = 'timeslices_compacted';
 export const DAILY_TIMESLICES = 'timeslices_daily';
@@ -12,14 +13,7 @@ const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 const CLUSTER_ORDER = 'ORDER BY account_id, app_id, metric_id, ts';
 
-export interface CompactorOptions {
-  /** How often to look for old timeslices; 0 turns compaction off. */
-  readonly intervalMs: number;
-  /** Timeslices at least this old (by their minute) move; newer ones stay in arrival order. */
-  readonly minAgeMs: number;
-}
-
-export const DEFAULT_COMPACTION: CompactorOptions = { intervalMs: 10 * 60_000, minAgeMs: 2 * 3_600_000 };
+export { DEFAULT_COMPACTION, type CompactorOptions };
 
 /**
  * Moves timeslices older than `minAgeMs` from `timeslices` (arrival order, where ingest appends)

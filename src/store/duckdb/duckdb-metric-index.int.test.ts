@@ -3,12 +3,13 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Clock } from '../clock.js';
-import { Rows, TIMESLICES } from './duckdb/append-tables.js';
-import { BatchWriter } from './batch-writer.js';
-import { Database } from './duckdb/database.js';
-import { MetricIndex, type MetricWrite } from './metric-index.js';
-import { MIGRATIONS } from './duckdb/migrations.js';
+import type { Clock } from '../../clock.js';
+import { Rows, TIMESLICES } from './append-tables.js';
+import { DuckDbBatchWriter } from './duckdb-batch-writer.js';
+import { Database } from './database.js';
+import type { MetricWrite } from '../metric-index.js';
+import { DuckDbMetricIndex } from './duckdb-metric-index.js';
+import { MIGRATIONS } from './migrations.js';
 
 const minute = Date.UTC(2026, 10, 22, 12, 0);
 const target = { appId: 1, hostId: 1, instanceId: 1 };
@@ -32,7 +33,7 @@ function harvest(names: readonly string[], options: { scoped?: [string, string][
 
 interface Opened {
   readonly db: Database;
-  readonly metrics: MetricIndex;
+  readonly metrics: DuckDbMetricIndex;
   readonly commits: () => number;
   readonly clock: Clock & { ms: number };
   /** Closes the store (also done after the test). */
@@ -48,14 +49,14 @@ async function open(t: { after(fn: () => Promise<void>): void }, path = ':memory
   };
   t.after(close);
   const clock = { ms: minute + 90_000, now() { return this.ms; } };
-  const writer = new BatchWriter(db.appendConnection);
+  const writer = new DuckDbBatchWriter(db.appendConnection);
   let commits = 0;
   const run = db.appendConnection.run.bind(db.appendConnection);
   db.appendConnection.run = (async (sql: string, ...rest: unknown[]) => {
     if (sql === 'COMMIT') commits++;
     return (run as (...a: unknown[]) => unknown)(sql, ...rest);
   }) as typeof db.appendConnection.run;
-  return { db, metrics: await MetricIndex.load(db, writer, clock), commits: () => commits, clock, close };
+  return { db, metrics: await DuckDbMetricIndex.load(db, writer, clock), commits: () => commits, clock, close };
 }
 
 async function tempDir(t: { after(fn: () => Promise<void>): void }): Promise<string> {
@@ -216,4 +217,26 @@ test('migration 2 backfills presence from the timeslices a migration-1 store hol
   });
   const versions = await db.all<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version');
   assert.deepEqual(versions.map((v) => v.version), [1, 2, 3, 4, 5, 6, 7]);
+});
+
+test('retired instances fold into their host, and into the application once the host is gone: names and last-reported times stay', async (t) => {
+  const s = await open(t);
+  const at = (appId: number, hostId: number, instanceId: number) => ({ appId, hostId, instanceId });
+  await s.metrics.write(...harvest(['A'], { targets: [at(1, 1, 1)] }));
+  s.clock.ms += 60_000;
+  await s.metrics.write(...harvest(['B'], { targets: [at(1, 1, 2)] }));
+  s.clock.ms += 60_000;
+  await s.metrics.write(...harvest(['C'], { targets: [at(1, 2, 3)] }));
+  const before = [s.metrics.lastReportedAt({ appId: 1 }), s.metrics.lastReportedAt({ appId: 1, hostId: 1 }), s.metrics.lastReportedAt({ appId: 1, hostId: 2 })];
+  s.metrics.retireInstances({ instances: new Set([2]), hosts: new Set([1]) });
+  assert.deepEqual(s.metrics.metricNames({ appId: 1 }), ['A', 'B', 'C']);
+  assert.deepEqual(s.metrics.metricNames({ appId: 1, hostId: 1 }), ['A', 'B']);
+  assert.deepEqual(s.metrics.metricNames({ appId: 1, instanceId: 1 }), [], 'instance 1 has no entry of its own any more');
+  assert.deepEqual(s.metrics.metricNames({ appId: 1, instanceId: 2 }), ['B']);
+  assert.equal(s.metrics.knows({ appId: 1 }, 'C'), true);
+  assert.deepEqual([s.metrics.lastReportedAt({ appId: 1 }), s.metrics.lastReportedAt({ appId: 1, hostId: 1 })], before.slice(0, 2));
+  s.metrics.retireInstances({ instances: new Set(), hosts: new Set() });
+  assert.deepEqual(s.metrics.metricNames({ appId: 1 }), ['A', 'B', 'C']);
+  assert.deepEqual(s.metrics.metricNames({ appId: 1, hostId: 1 }), []);
+  assert.equal(s.metrics.lastReportedAt({ appId: 1 }), before[0]);
 });

@@ -1,7 +1,7 @@
 import type { DuckDBValue } from '@duckdb/node-api';
-import type { Database } from './duckdb/database.js';
-import { paramTypes } from './duckdb/duckdb-values.js';
-import { withOwnConnection } from './duckdb/own-connection.js';
+import type { Database } from './database.js';
+import { paramTypes } from './duckdb-values.js';
+import { withOwnConnection } from './own-connection.js';
 
 /** The entity stores whose ids `entity_ids` keeps the high-water mark of: their tables. */
 export type EntityKind = 'key_transactions' | 'mobile_applications' | 'browser_applications';

@@ -1,8 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Rows, TIMESLICES } from './duckdb/append-tables.js';
-import { BatchWriter, StoreBusyError, WriteTooLargeError } from './batch-writer.js';
-import { Database } from './duckdb/database.js';
+import { Rows, TIMESLICES } from './append-tables.js';
+import { StoreBusyError, WriteTooLargeError } from '../batch-writer.js';
+import { DuckDbBatchWriter } from './duckdb-batch-writer.js';
+import { Database } from './database.js';
 
 const minute = Date.UTC(2026, 10, 22, 12, 0);
 function timeslices(metricIds: readonly (number | null)[]): Rows {
@@ -14,7 +15,7 @@ function timeslices(metricIds: readonly (number | null)[]): Rows {
 test('writes in one event-loop turn commit together, and each resolves after the commit', async (t) => {
   const db = await Database.open({ path: ':memory:' });
   t.after(() => db.close());
-  const writer = new BatchWriter(db.appendConnection);
+  const writer = new DuckDbBatchWriter(db.appendConnection);
   const commits = countCommits(db);
   await Promise.all([writer.write([timeslices([1, 2])]), writer.write([timeslices([3])]), writer.write([timeslices([4, 5, 6])])]);
   assert.equal(commits.length, 1, 'one transaction for the three writes');
@@ -25,7 +26,7 @@ test('writes in one event-loop turn commit together, and each resolves after the
 test('a write the store refuses fails alone; the writes batched with it are committed', async (t) => {
   const db = await Database.open({ path: ':memory:' });
   t.after(() => db.close());
-  const writer = new BatchWriter(db.appendConnection);
+  const writer = new DuckDbBatchWriter(db.appendConnection);
   const results = await Promise.allSettled([
     writer.write([timeslices([10, 11])]),
     writer.write([timeslices([12, null])]), // metric_id is NOT NULL
@@ -38,7 +39,7 @@ test('a write the store refuses fails alone; the writes batched with it are comm
 
 test('close commits what is pending and refuses later writes', async () => {
   const db = await Database.open({ path: ':memory:' });
-  const writer = new BatchWriter(db.appendConnection);
+  const writer = new DuckDbBatchWriter(db.appendConnection);
   const pending = writer.write([timeslices([1, 2, 3])]);
   await writer.close();
   await pending;
@@ -51,7 +52,7 @@ test('close commits what is pending and refuses later writes', async () => {
 test('a writer too far behind refuses writes instead of holding them all in memory', async (t) => {
   const db = await Database.open({ path: ':memory:' });
   t.after(() => db.close());
-  const writer = new BatchWriter(db.appendConnection, 5);
+  const writer = new DuckDbBatchWriter(db.appendConnection, 5);
   const first = writer.write([timeslices([1, 2, 3])]);
   const second = writer.write([timeslices([4, 5])]);
   const third = writer.write([timeslices([6])]);
@@ -66,7 +67,7 @@ test('a writer too far behind refuses writes instead of holding them all in memo
 test('one write larger than the queue cap is refused for good, even when the queue is empty', async (t) => {
   const db = await Database.open({ path: ':memory:' });
   t.after(() => db.close());
-  const writer = new BatchWriter(db.appendConnection, 5);
+  const writer = new DuckDbBatchWriter(db.appendConnection, 5);
   await assert.rejects(writer.write([timeslices([1, 2, 3]), timeslices([4, 5, 6])]), (e: unknown) =>
     e instanceof WriteTooLargeError && e.message === 'one write of 6 rows is more than the 5 rows the store queues at once');
   // Nothing of it is stored or held: the next write within the cap is taken whole.
@@ -78,7 +79,7 @@ test('one write larger than the queue cap is refused for good, even when the que
 test('a commit waits briefly for announced writes, so they share its transaction', async (t) => {
   const db = await Database.open({ path: ':memory:' });
   t.after(() => db.close());
-  const writer = new BatchWriter(db.appendConnection);
+  const writer = new DuckDbBatchWriter(db.appendConnection);
   const commits = countCommits(db);
   const ticket = writer.announce();
   const first = writer.write([timeslices([1])]);

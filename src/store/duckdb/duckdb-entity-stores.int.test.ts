@@ -3,12 +3,14 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_APM_AGENT_SETTINGS, DEFAULT_BROWSER_MONITORING_SETTINGS, DEFAULT_MOBILE_AGENT_SETTINGS } from '../domain/agent-settings/model.js';
-import { browserApdexT } from './browser-applications.js';
-import { Catalog, type Application } from './catalog.js';
-import { Database } from './duckdb/database.js';
-import { loadEntityStores, type EntityStores } from './entity-stores.js';
-import { MIGRATIONS } from './duckdb/migrations.js';
+import { DEFAULT_APM_AGENT_SETTINGS, DEFAULT_BROWSER_MONITORING_SETTINGS, DEFAULT_MOBILE_AGENT_SETTINGS } from '../../domain/agent-settings/model.js';
+import { browserApdexT } from '../browser-applications.js';
+import type { Application } from '../catalog.js';
+import type { EntityStores } from '../entity-stores.js';
+import { DuckDbCatalog } from './duckdb-catalog.js';
+import { Database } from './database.js';
+import { loadDuckDbEntityStores } from './duckdb-entity-stores.js';
+import { MIGRATIONS } from './migrations.js';
 
 const NOW = Date.UTC(2026, 10, 22, 12, 0, 30);
 const clock = { now: () => NOW };
@@ -24,7 +26,7 @@ const isRangeError = (message: string) => (e: unknown) => e instanceof RangeErro
 async function open(t: { after(fn: () => Promise<void>): void }) {
   const dir = await mkdtemp(join(tmpdir(), 'timeslice-entities-'));
   let db = await Database.open({ path: join(dir, 'store.duckdb') });
-  let stores = await loadEntityStores(db, clock);
+  let stores = await loadDuckDbEntityStores(db, clock);
   t.after(async () => {
     await db.close();
     await rm(dir, { recursive: true, force: true });
@@ -35,7 +37,7 @@ async function open(t: { after(fn: () => Promise<void>): void }) {
     async reopen() {
       await db.close();
       db = await Database.open({ path: join(dir, 'store.duckdb') });
-      stores = await loadEntityStores(db, clock);
+      stores = await loadDuckDbEntityStores(db, clock);
     },
   };
 }
@@ -321,10 +323,10 @@ test('migration 7 upgrades a version-6 store with rows: settings at their defaul
   assert.deepEqual(await db.all('SELECT id, apdex_t, monitoring_settings FROM browser_applications ORDER BY id'), [
     { id: 1, apdex_t: 7, monitoring_settings: null }, { id: 3, apdex_t: null, monitoring_settings: null },
   ]);
-  const catalog = await Catalog.load(db, clock);
+  const catalog = await DuckDbCatalog.load(db, clock);
   const shop = catalog.application(4)!;
   assert.deepEqual([shop.apdexT, shop.endUserApdexT, shop.useServerSideConfig, shop.agentSettings], [0.25, 3, false, DEFAULT_APM_AGENT_SETTINGS]);
-  const stores = await loadEntityStores(db, clock);
+  const stores = await loadDuckDbEntityStores(db, clock);
   assert.equal(browserApdexT(stores.browserApplications.get(3)!, catalog), 3, 'the side\'s Apdex T is the application\'s end-user Apdex T');
   assert.deepEqual(stores.browserApplications.list(1).map((b) => [b.id, b.apdexT, b.settings, b.monitoring.loader, b.monitoring.privacy.cookiesEnabled]), [
     [1, 7, { cookiesEnabled: false, distributedTracingEnabled: true, loaderType: 'LITE' }, 'LITE', false],

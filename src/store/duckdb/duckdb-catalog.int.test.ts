@@ -3,13 +3,15 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { APPEND_TABLES, CUSTOM_EVENTS, Rows, TIMESLICES } from './duckdb/append-tables.js';
-import { BatchWriter } from './batch-writer.js';
-import { DEFAULT_APM_AGENT_SETTINGS } from '../domain/agent-settings/model.js';
-import { hashKey } from '../security/keys.js';
-import { ApplicationNotFoundError, Catalog, type ConnectFacts, type RunTarget } from './catalog.js';
-import { Database } from './duckdb/database.js';
-import { MetricIndex } from './metric-index.js';
+import { APPEND_TABLES, CUSTOM_EVENTS, Rows, TIMESLICES } from './append-tables.js';
+import { DuckDbBatchWriter } from './duckdb-batch-writer.js';
+import { DEFAULT_APM_AGENT_SETTINGS } from '../../domain/agent-settings/model.js';
+import { hashKey } from '../../security/keys.js';
+import { ApplicationNotFoundError, type ConnectFacts, type RunTarget } from '../catalog.js';
+import { DuckDbCatalog } from './duckdb-catalog.js';
+import { Database } from './database.js';
+import type { MetricIndex } from '../metric-index.js';
+import { DuckDbMetricIndex } from './duckdb-metric-index.js';
 
 const NOW = Date.UTC(2026, 10, 22, 12, 0, 30);
 const clock = { now: () => NOW };
@@ -21,9 +23,9 @@ function facts(appNames: string[], overrides: Partial<ConnectFacts> = {}): Conne
 
 interface Store {
   readonly db: Database;
-  readonly writer: BatchWriter;
+  readonly writer: DuckDbBatchWriter;
   readonly metrics: MetricIndex;
-  readonly catalog: Catalog;
+  readonly catalog: DuckDbCatalog;
 }
 
 /** A store on a file in a temp directory; `reopen` closes it and opens the same file again. */
@@ -32,9 +34,9 @@ async function openStore(t: { after(fn: () => Promise<void>): void }, dependents
   let current: Store | undefined;
   const open = async (): Promise<Store> => {
     const db = await Database.open({ path: join(dir, 'catalog.duckdb') });
-    const writer = new BatchWriter(db.appendConnection);
-    const metrics = await MetricIndex.load(db, writer, clock);
-    const catalog = await Catalog.load(db, clock, { metrics, dependents });
+    const writer = new DuckDbBatchWriter(db.appendConnection);
+    const metrics = await DuckDbMetricIndex.load(db, writer, clock);
+    const catalog = await DuckDbCatalog.load(db, clock, { metrics, dependents });
     await catalog.bootstrap();
     current = { db, writer, metrics, catalog };
     return current;
@@ -310,4 +312,37 @@ test('an instance keeps the agent version it connected with, and a reconnect of 
   await store.catalog.connect(1, facts(['versions'], { agentVersion: '13.2.0' }));
   const versions = (await reopen()).catalog.instancesOf(primary.id).map((i) => [i.pid, i.agentVersion]).sort();
   assert.deepEqual(versions, [[4242, '13.2.0'], [5000, '13.1.0']]);
+});
+
+test('ids stay unique when the runs that remembered a deleted application expire: the next application after a restart gets a new id', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'timeslice-catalog-'));
+  let now = NOW;
+  const moving = { now: () => now };
+  const open = async () => {
+    const db = await Database.open({ path: join(dir, 'catalog.duckdb') });
+    const writer = new DuckDbBatchWriter(db.appendConnection);
+    const metrics = await DuckDbMetricIndex.load(db, writer, moving);
+    return { db, writer, catalog: await DuckDbCatalog.load(db, moving, { metrics }) };
+  };
+  let s = await open();
+  t.after(async () => {
+    await s.writer.close();
+    await s.db.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+  await s.catalog.bootstrap();
+  await s.catalog.connect(1, facts(['kept']));
+  const gone = await s.catalog.connect(1, facts(['gone'], { host: 'web-2' }));
+  assert.deepEqual(gone.run.targets, [{ appId: 2, hostId: 2, instanceId: 2 }]);
+  await s.catalog.deleteApplication(2);
+  now += 24 * 3_600_000 + 1;
+  assert.deepEqual(await s.catalog.expireIdle(), { runs: 2, instances: 0, hosts: 0 });
+  now += 7 * 24 * 3_600_000;
+  assert.deepEqual(await s.catalog.expireIdle(), { runs: 0, instances: 1, hosts: 1 }, 'the kept application\'s idle instance and its host');
+  assert.deepEqual(await s.db.all('SELECT count(*)::INTEGER AS n FROM agent_runs'), [{ n: 0 }]);
+  await s.writer.close();
+  await s.db.close();
+  s = await open();
+  const next = await s.catalog.connect(1, facts(['new'], { host: 'web-3' }));
+  assert.deepEqual(next.run.targets, [{ appId: 3, hostId: 3, instanceId: 3 }]);
 });

@@ -1,0 +1,97 @@
+import type { DuckDBValue } from '@duckdb/node-api';
+import type { BatchWriter } from '../batch-writer.js';
+import {
+  CHANGE_TRACKING_EVENT_TYPE, DEPLOYMENT_CATEGORY, type AttributeValue, type ChangeTrackingRecords, type Deployment,
+} from '../deployments.js';
+import { CUSTOM_EVENTS, Rows } from './append-tables.js';
+import type { Database } from './database.js';
+import { timestampValue } from './duckdb-values.js';
+import { withOwnConnection } from './own-connection.js';
+
+/**
+ * Change tracking events as rows of `custom_events` (written through the batch writer), deployment
+ * ids from the `deployment_ids` sequence, REST deletions in `deleted_deployments`.
+ */
+export class DuckDbChangeTrackingRecords implements ChangeTrackingRecords {
+  constructor(private readonly db: Database, private readonly writer: Pick<BatchWriter, 'write'>) {}
+
+  async append(accountId: number, appId: number, timestamp: number, eventType: string, attributes: string): Promise<void> {
+    const rows = new Rows(CUSTOM_EVENTS);
+    rows.push(accountId, appId, 0, 0, timestamp, eventType, attributes);
+    await this.writer.write([rows]);
+  }
+
+  async list(accountId: number, appId: number, page: number, perPage: number): Promise<{ deployments: Deployment[]; total: number }> {
+    const where = `${DEPLOYMENT_ROWS} AND NOT EXISTS (
+        SELECT 1 FROM deleted_deployments d WHERE d.account_id = $1 AND d.deployment_id = ${DEPLOYMENT_ID})`;
+    const [count] = await this.db.all<{ n: bigint }>(`SELECT count(*) AS n FROM custom_events WHERE ${where}`, [accountId, appId]);
+    const rows = await this.db.all<DeploymentRow>(
+      `SELECT account_id, app_id, epoch_ms(timestamp) AS ms, attributes FROM custom_events WHERE ${where}
+       ORDER BY timestamp DESC, ${DEPLOYMENT_ID} DESC LIMIT $3 OFFSET $4`,
+      [accountId, appId, perPage, (page - 1) * perPage],
+    );
+    return { deployments: rows.map(deploymentOf), total: Number(count?.n ?? 0) };
+  }
+
+  async find(accountId: number, appId: number, id: number): Promise<Deployment | undefined> {
+    const rows = await this.db.all<DeploymentRow>(
+      `SELECT account_id, app_id, epoch_ms(timestamp) AS ms, attributes FROM custom_events
+       WHERE ${DEPLOYMENT_ROWS} AND ${DEPLOYMENT_ID} = $3
+         AND NOT EXISTS (SELECT 1 FROM deleted_deployments d WHERE d.account_id = $1 AND d.deployment_id = $3)`,
+      [accountId, appId, id],
+    );
+    return rows.length === 0 ? undefined : deploymentOf(rows[0]!);
+  }
+
+  async latestTimestamp(accountId: number, appId: number): Promise<number | undefined> {
+    const [row] = await this.db.all<{ ms: bigint | null }>(
+      `SELECT max(epoch_ms(timestamp)) AS ms FROM custom_events WHERE ${DEPLOYMENT_ROWS}`,
+      [accountId, appId],
+    );
+    return row?.ms === null || row?.ms === undefined ? undefined : Number(row.ms);
+  }
+
+  async recordDeleted(accountId: number, appId: number, id: number, at: number): Promise<void> {
+    await withOwnConnection(this.db, (c) =>
+      c.run('INSERT INTO deleted_deployments VALUES ($1, $2, $3, $4)', [accountId, appId, id, timestampValue(at)] as DuckDBValue[]),
+    );
+  }
+
+  async nextDeploymentId(): Promise<number> {
+    const reader = await withOwnConnection(this.db, (c) => c.runAndReadAll("SELECT nextval('deployment_ids') AS id"));
+    return Number(reader.getRowObjectsJS()[0]!.id);
+  }
+}
+
+// TRY_CAST: a row whose deploymentId is not a whole number is no deployment, never a failed query.
+const DEPLOYMENT_ID = "TRY_CAST(json_extract(attributes, '$.deploymentId') AS BIGINT)";
+
+/** `$1` account, `$2` application. */
+const DEPLOYMENT_ROWS = `account_id = $1 AND app_id = $2 AND event_type = '${CHANGE_TRACKING_EVENT_TYPE}'
+  AND json_extract_string(attributes, '$.category') = '${DEPLOYMENT_CATEGORY}' AND ${DEPLOYMENT_ID} IS NOT NULL
+  AND starts_with(json_extract_string(attributes, '$."service.source"'), 'timeslice:')`;
+
+interface DeploymentRow {
+  account_id: number;
+  app_id: number;
+  ms: bigint;
+  attributes: string;
+}
+
+function deploymentOf(row: DeploymentRow): Deployment {
+  const a = JSON.parse(row.attributes) as Record<string, AttributeValue | undefined>;
+  const text = (v: AttributeValue | undefined) => (v === undefined ? null : String(v));
+  return {
+    id: Number(a.deploymentId),
+    appId: row.app_id,
+    accountId: row.account_id,
+    changeTrackingId: String(a.changeTrackingId),
+    timestamp: Number(row.ms),
+    revision: text(a.version),
+    changelog: text(a.changelog),
+    description: text(a.description),
+    user: text(a.user),
+    source: String(a['service.source'] ?? ''),
+  };
+}
+

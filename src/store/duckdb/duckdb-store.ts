@@ -1,0 +1,105 @@
+import { join } from 'node:path';
+import type { Clock } from '../../clock.js';
+import type { ExpiredEntries, IdleExpiry } from '../catalog/agent-runs.js';
+import { Deployments } from '../deployments.js';
+import type { EntityStores } from '../entity-stores.js';
+import { Mutex } from '../mutex.js';
+import { DuckDbPlanExecutor } from '../plan-executor.js';
+import type { Store } from '../store.js';
+import { Database } from './database.js';
+import { DuckDbBatchWriter } from './duckdb-batch-writer.js';
+import { DuckDbCatalog } from './duckdb-catalog.js';
+import { DuckDbChangeTrackingRecords } from './duckdb-change-tracking.js';
+import { loadDuckDbEntityStores } from './duckdb-entity-stores.js';
+import { DuckDbMetricIndex } from './duckdb-metric-index.js';
+import { TimesliceCompactor, type CompactorOptions } from './timeslice-compactor.js';
+
+export interface DuckDbStoreOptions {
+  /** The data directory: the store is `timeslice.duckdb` in it. */
+  readonly dataDir: string;
+  readonly memoryLimit: string;
+  readonly clock: Clock;
+  readonly compaction?: CompactorOptions;
+  readonly expiry?: IdleExpiry;
+  /** Rows the batch writer queues at most (default `MAX_QUEUED_ROWS`). */
+  readonly maxQueuedRows?: number;
+  /** Distinct unscoped metric names per application (default `MAX_METRIC_NAMES_PER_APP`). */
+  readonly maxMetricNamesPerApp?: number;
+  /** How often idle runs and instances are looked for; 0 = never (then only `expireIdle()`). */
+  readonly expireEveryMs: number;
+}
+
+/** The embedded store: one DuckDB file under the data directory. */
+export class DuckDbStore implements Store {
+  readonly engine = 'duckdb' as const;
+  private expiryTimer: NodeJS.Timeout | undefined;
+  private closing: Promise<void> | undefined;
+
+  private constructor(
+    /** The database, for tests and tools that look at its tables. */
+    readonly db: Database,
+    readonly writer: DuckDbBatchWriter,
+    readonly executor: DuckDbPlanExecutor,
+    readonly catalog: DuckDbCatalog,
+    readonly metrics: DuckDbMetricIndex,
+    readonly entities: EntityStores,
+    readonly deployments: Deployments,
+    private readonly compactor: TimesliceCompactor,
+    private readonly expireEveryMs: number,
+  ) {}
+
+  static async open(options: DuckDbStoreOptions): Promise<DuckDbStore> {
+    const db = await Database.open({ path: join(options.dataDir, 'timeslice.duckdb'), memoryLimit: options.memoryLimit });
+    const writer = new DuckDbBatchWriter(db.appendConnection, options.maxQueuedRows);
+    const executor = new DuckDbPlanExecutor(db);
+    try {
+      const clock = options.clock;
+      const metrics = await DuckDbMetricIndex.load(db, writer, clock, {
+        ...(options.maxMetricNamesPerApp !== undefined ? { maxMetricNamesPerApp: options.maxMetricNamesPerApp } : {}),
+      });
+      const storeMaintenance = new Mutex();
+      const entities = await loadDuckDbEntityStores(db, clock);
+      // Deleting an application deletes its key transactions and browser side from these stores too.
+      const dependents = [entities.keyTransactions, entities.browserApplications];
+      const catalog = await DuckDbCatalog.load(db, clock, {
+        metrics, storeMaintenance, dependents, ...(options.expiry ? { expiry: options.expiry } : {}),
+      });
+      // Instances expired before a restart come back from metric_presence: fold them again.
+      catalog.retireForgottenInstances();
+      const deployments = new Deployments(new DuckDbChangeTrackingRecords(db, writer), clock);
+      const compactor = new TimesliceCompactor(db, clock, options.compaction, storeMaintenance);
+      return new DuckDbStore(db, writer, executor, catalog, metrics, entities, deployments, compactor, options.expireEveryMs);
+    } catch (error) {
+      executor.close();
+      await writer.close().catch(() => undefined);
+      await db.close().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  start(): void {
+    this.compactor.start();
+    if (this.expireEveryMs > 0 && !this.expiryTimer) {
+      this.expiryTimer = setInterval(() => void this.catalog.expireIdle().catch(() => undefined), this.expireEveryMs);
+      this.expiryTimer.unref();
+    }
+  }
+
+  compactOnce(): Promise<number> {
+    return this.compactor.compactOnce();
+  }
+
+  expireIdle(): Promise<ExpiredEntries> {
+    return this.catalog.expireIdle();
+  }
+
+  close(): Promise<void> {
+    return (this.closing ??= (async () => {
+      clearInterval(this.expiryTimer);
+      await this.compactor.stop();
+      this.executor.close();
+      await this.writer.close();
+      await this.db.close();
+    })());
+  }
+}

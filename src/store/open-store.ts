@@ -1,0 +1,34 @@
+import type { Clock } from '../clock.js';
+import type { IdleExpiry } from './catalog/agent-runs.js';
+import { DuckDbStore } from './duckdb/duckdb-store.js';
+import type { CompactorOptions, Store, StoreEngine } from './store.js';
+
+/** How often idle agent runs and instances are looked for, by default. */
+export const EXPIRE_EVERY_MS = 10 * 60_000;
+
+export interface StoreOptions {
+  readonly engine: StoreEngine;
+  readonly dataDir: string;
+  readonly memoryLimit: string;
+  readonly clock: Clock;
+  readonly compaction?: CompactorOptions;
+  readonly expiry?: IdleExpiry;
+  /** Rows the batch writer queues at most (default `MAX_QUEUED_ROWS`). */
+  readonly maxQueuedRows?: number;
+  /** Distinct unscoped metric names per application (default `MAX_METRIC_NAMES_PER_APP`). */
+  readonly maxMetricNamesPerApp?: number;
+  /** 0 = never on a timer (a tool reading a data directory). */
+  readonly expireEveryMs?: number;
+}
+
+/** Opens the store of the configured engine: the one place that names an engine. */
+export async function openStore(options: StoreOptions): Promise<Store> {
+  switch (options.engine) {
+    case 'duckdb':
+      return DuckDbStore.open({ ...options, expireEveryMs: options.expireEveryMs ?? EXPIRE_EVERY_MS });
+    default: {
+      const never: never = options.engine;
+      throw new Error(`unknown store engine '${String(never)}'`);
+    }
+  }
+}
