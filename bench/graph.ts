@@ -47,7 +47,7 @@ import { keyHint } from '../src/security/keys.js';
 import { startServer, type RunningServer } from '../src/server.js';
 import { DuckDbChangeTrackingRecords } from '../src/store/duckdb/duckdb-change-tracking.js';
 import { Deployments } from '../src/store/deployments.js';
-import { DuckDbPlanExecutor } from '../src/store/plan-executor.js';
+import { DuckDbPlanExecutor } from '../src/store/duckdb/duckdb-plan-executor.js';
 import { DEFAULT_ENTITY_STORE_SHAPE, ensureEntityStore, entityStoreConfig, ENTITY_STORE_API_KEY, type EntityStore } from './fixtures/graph-entities.js';
 import { DEFAULT_NRQL_STORE_SHAPE, ensureNrqlStore, type NrqlStore } from './fixtures/nrql-store.js';
 import { ALL_TIMESLICES } from './fixtures/timeslice-store.js';

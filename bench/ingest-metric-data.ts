@@ -32,7 +32,7 @@ import { DuckDBDataChunk, DuckDBTimestampValue, type DuckDBAppender, type DuckDB
 import { resolveServeConfig } from '../src/config.js';
 import { parseMetricData, timesliceRows } from '../src/ingest/agent/payloads.js';
 import { startServer, type RunningServer } from '../src/server.js';
-import { TIMESLICES, type Cell, type Rows } from '../src/store/duckdb/append-tables.js';
+import { TIMESLICES, type Cell, type Rows } from '../src/store/append-tables.js';
 import type { BatchWriter } from '../src/store/batch-writer.js';
 import { Database } from '../src/store/duckdb/database.js';
 import { DUCKDB_TYPES, timestampValue } from '../src/store/duckdb/duckdb-values.js';

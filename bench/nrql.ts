@@ -42,8 +42,10 @@ import type { RenderedSql } from '../src/sql/dialect.js';
 import type { AggregatePlan } from '../src/plan/aggregate-plan.js';
 import { and, type Predicate } from '../src/plan/expressions.js';
 import { duckdbDialect } from '../src/store/duckdb/duckdb-dialect.js';
+import { duckdbSchema } from '../src/store/duckdb/sources.js';
 import { renderAggregatePlan } from '../src/sql/render-plan.js';
-import { DuckDbPlanExecutor, type PlanExecutor } from '../src/store/plan-executor.js';
+import { DuckDbPlanExecutor } from '../src/store/duckdb/duckdb-plan-executor.js';
+import type { PlanExecutor } from '../src/store/plan-executor.js';
 import { DEFAULT_NRQL_STORE_SHAPE, ensureNrqlStore, type NrqlStore, type NrqlStoreShape } from './fixtures/nrql-store.js';
 import { ALL_TIMESLICES } from './fixtures/timeslice-store.js';
 import { machineFacts, type MachineFacts } from './machine.js';
@@ -453,8 +455,8 @@ export async function runNrqlBench(options: NrqlBenchOptions = DEFAULT_NRQL_OPTI
       const analyzed = engine.explain(c.nrql, runOptions).analyzed;
       if (analyzed.kind !== 'aggregate') throw new Error(`${c.label}: expected an aggregate query`);
       const plan = mainPlan(analyzed) as AggregatePlan;
-      const generatedSql = renderAggregatePlan(plan, duckdbDialect);
-      const planVariants = Object.entries(c.planVariants).map(([name, change]) => [name, renderAggregatePlan(change(plan), duckdbDialect)] as const);
+      const generatedSql = renderAggregatePlan(plan, duckdbDialect, duckdbSchema);
+      const planVariants = Object.entries(c.planVariants).map(([name, change]) => [name, renderAggregatePlan(change(plan), duckdbDialect, duckdbSchema)] as const);
       const literalSql = inlineParams(generatedSql);
 
       // ── correctness first ──
@@ -479,7 +481,6 @@ export async function runNrqlBench(options: NrqlBenchOptions = DEFAULT_NRQL_OPTI
       const readBefore = await executor.aggregate(plan);
       const planKey = JSON.stringify(plan);
       const canned: PlanExecutor = {
-        dialect: executor.dialect,
         aggregate: async (asked) => {
           if (JSON.stringify(asked) !== planKey) throw new Error(`${c.label}: the engine ran another plan than its main one`);
           return readBefore;

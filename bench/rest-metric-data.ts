@@ -44,10 +44,11 @@ import { shapeMetricData } from '../src/api/rest/metric-data/metric-data-shape.j
 import { threeSignificant } from '../src/api/rest/number-format.js';
 import { startServer, type RunningServer } from '../src/server.js';
 import { duckdbDialect } from '../src/store/duckdb/duckdb-dialect.js';
+import { duckdbSchema } from '../src/store/duckdb/sources.js';
 import { renderAggregatePlan } from '../src/sql/render-plan.js';
 import type { RenderedSql, SqlParam } from '../src/sql/dialect.js';
 import { timestampValue } from '../src/store/duckdb/duckdb-values.js';
-import { DuckDbPlanExecutor } from '../src/store/plan-executor.js';
+import { DuckDbPlanExecutor } from '../src/store/duckdb/duckdb-plan-executor.js';
 import { ALL_TIMESLICES, DEFAULT_STORE_SHAPE, ensureTimesliceStore, type StoreShape, type TimesliceStore } from './fixtures/timeslice-store.js';
 
 // ── options ─────────────────────────────────────────────────────────────────────────────────
@@ -351,7 +352,7 @@ export async function runRestMetricData(options: RestBenchOptions = DEFAULT_REST
         values: undefined,
         window: { beginMs: window.beginMs, endMs: window.endMs, periodSeconds: window.periodSeconds, summarize: false },
       });
-      const rendered = renderAggregatePlan(planned.plan, duckdbDialect);
+      const rendered = renderAggregatePlan(planned.plan, duckdbDialect, duckdbSchema);
       generatedSql[c.label] = rendered;
       const executorParams = rendered.params.map(bindLikeExecutor);
       const typedParams = rendered.params.map(bindTyped);

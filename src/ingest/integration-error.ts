@@ -1,4 +1,4 @@
-import { CUSTOM_EVENTS, Rows } from '../store/duckdb/append-tables.js';
+import { CUSTOM_EVENTS, Rows } from '../store/append-tables.js';
 import { attributeJson } from '../store/attribute-json.js';
 
 /** The event type New Relic reports data it dropped under; only the service writes it. */

@@ -1,7 +1,7 @@
 import { AggregateSet, type AggregateAdder, type Buckets, type PlanSource, type RowOrder, type TimeWindow } from '../plan/aggregate-plan.js';
 import { and, assertNever, field, out, rowArith, type AggregateCall, type Literal, type OutputExpr, type Predicate, type RowExpr, type ValueType } from '../plan/expressions.js';
 import { TIMESLICE_VALUE, TIMESLICE_VALUE_FIELDS, type PointExpr, type TimesliceValueField } from '../domain/aggregate/timeslice-function.js';
-import { EVENT_ID_FIELDS, eventBranch } from '../sql/sources.js';
+import { EVENT_ID_FIELDS, isAgentEventType } from '../plan/data-model.js';
 import type { Condition, Expr, FacetItem, Query, SelectQuery, Span } from './ast.js';
 import type { DictionaryName, NrqlDictionaries } from './dictionaries.js';
 import { formatCondition, formatExpr } from './format.js';
@@ -158,7 +158,7 @@ class SelectAnalyzer {
     }
     // Agent events hold their application and host as catalog ids; custom events (Event API,
     // change tracking) carry such attributes in their own attribute map.
-    this.catalogAttributes = !this.timeslices && types.every((t) => eventBranch(t).typeColumn === undefined);
+    this.catalogAttributes = !this.timeslices && types.every(isAgentEventType);
   }
 
   analyze(): AnalyzedQuery {

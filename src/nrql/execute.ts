@@ -1,8 +1,7 @@
 import type { AggregatePlan, Buckets, PlanSource, RowsPlan, TimeWindow } from '../plan/aggregate-plan.js';
 import { and, evaluateValue, mergeAggregates, MERGEABLE_AGGREGATES, type Predicate, type RowExpr } from '../plan/expressions.js';
 import { TIMESLICE_VALUE } from '../domain/aggregate/timeslice-function.js';
-import { rowMapCount } from '../sql/render-plan.js';
-import { AGENT_EVENT_TYPES, EVENT_ID_FIELDS } from '../sql/sources.js';
+import { AGENT_EVENT_TYPES, EVENT_ID_FIELDS } from '../plan/data-model.js';
 import type { PlainValue, PlanExecutor, QueryOptions } from '../store/plan-executor.js';
 import { jsonText, type AnalyzedAggregate, type AnalyzedQuery, type AnalyzedRows, type AnalyzedShowEventTypes, type ResultColumn } from './analyze.js';
 import type { DictionaryName, NrqlDictionaries } from './dictionaries.js';
@@ -344,20 +343,16 @@ async function executeRows(query: AnalyzedRows, deps: ExecuteDeps): Promise<Nrql
       columns: query.columns.map((c) => c.expr), all: query.all, orderBy: query.orderBy, limit: query.limit, offset: query.offset,
     };
     const result = await deps.executor.rows(plan, deps.options);
-    const mapCount = query.all ? rowMapCount(plan) : 0;
-    const firstColumn = query.all ? 3 + mapCount : 1;
     const rows: ResultRow[] = [];
-    for (let r = 0; r < result.rowCount; r++) {
-      const cell = (c: number) => result.columns[c]![r]!;
-      const row: ResultRow = { timestamp: cell(0) };
+    for (const stored of result.rows) {
+      const row: ResultRow = { timestamp: stored.timeMs };
       query.columns.forEach((column, c) => {
-        const raw = cell(firstColumn + c);
+        const raw = stored.values[c] ?? null;
         const value = jsonText(column.expr) && typeof raw === 'string' ? JSON.parse(raw) as PlainValue : raw;
         row[column.key] = decodeValue(value, column.decode, deps.dictionaries);
       });
       if (query.all) {
-        const maps = Array.from({ length: mapCount }, (_, m) => cell(3 + m)) as (string | null)[];
-        const whole = wholeRow(query, cell(0) as number, cell(1) as string, cell(2) as string, maps, deps.dictionaries);
+        const whole = wholeRow(query, stored.timeMs, stored.eventType ?? '', stored.attributes ?? {}, deps.dictionaries);
         for (const [key, value] of Object.entries(whole)) if (!(key in row)) row[key] = value;
       }
       rows.push(row);
@@ -375,13 +370,15 @@ async function executeRows(query: AnalyzedRows, deps: ExecuteDeps): Promise<Nrql
   };
 }
 
+const ID_FIELD_NAMES: ReadonlySet<string> = new Set(Object.values(EVENT_ID_FIELDS));
+
 /**
- * One stored row as New Relic lists it: its attribute maps merged (intrinsics win over agent
- * attributes, which win over custom ones), typed columns over them, catalog ids shown as names.
+ * One stored row as New Relic lists it: its attributes (as the executor merged them), the
+ * internal id fields left out, catalog ids shown as names.
  */
-function wholeRow(query: AnalyzedRows, timeMs: number, eventType: string, typedJson: string, maps: readonly (string | null)[], dictionaries: NrqlDictionaries): ResultRow {
-  const typed = JSON.parse(typedJson) as Record<string, PlainValue>;
+function wholeRow(query: AnalyzedRows, timeMs: number, eventType: string, attributes: Readonly<Record<string, unknown>>, dictionaries: NrqlDictionaries): ResultRow {
   if (query.source.kind === 'timeslices') {
+    const typed = attributes as Readonly<Record<string, PlainValue | undefined>>;
     const appId = typed.appId as number;
     return {
       timestamp: timeMs,
@@ -389,27 +386,26 @@ function wholeRow(query: AnalyzedRows, timeMs: number, eventType: string, typedJ
       appName: dictionaries.decode('appName', appId),
       'entity.guid': dictionaries.decode('entityGuid', appId),
       host: dictionaries.decode('hostName', typed.hostId as number),
-      realAgentId: typed.instanceId,
+      realAgentId: typed.instanceId ?? null,
       metricTimesliceName: dictionaries.decode('metricName', typed.metricId as number),
       scope: dictionaries.decode('scopeName', typed.scopeId as number),
       [TIMESLICE_VALUE]: {
-        type: 'timeslice', count: typed.count, total: typed.total, totalExclusive: typed.totalExclusive,
-        min: typed.min, max: typed.max, sumOfSquares: typed.sumOfSquares,
+        type: 'timeslice', count: typed.count ?? null, total: typed.total ?? null, totalExclusive: typed.totalExclusive ?? null,
+        min: typed.min ?? null, max: typed.max ?? null, sumOfSquares: typed.sumOfSquares ?? null,
       },
     };
   }
   const merged: ResultRow = {};
-  for (const map of [...maps].reverse()) if (map) Object.assign(merged, JSON.parse(map) as object);
-  for (const [name, value] of Object.entries(typed)) if (value !== null && !name.startsWith('@')) merged[name] = value;
+  for (const name in attributes) if (!ID_FIELD_NAMES.has(name)) merged[name] = attributes[name];
   // Agents name the event type in a `type` intrinsic; New Relic keeps it as the event type, not as an attribute.
   if (merged.type === eventType) delete merged.type;
   // Entity attributes from the catalog, unless the event carries its own (Event API events do).
-  const appId = typed[EVENT_ID_FIELDS.appId] as number | null;
+  const appId = attributes[EVENT_ID_FIELDS.appId] as number | undefined;
   if (appId) {
     merged.appId ??= appId;
     merged.appName ??= dictionaries.decode('appName', appId);
     merged['entity.guid'] ??= dictionaries.decode('entityGuid', appId);
-    const hostId = typed[EVENT_ID_FIELDS.hostId] as number | null;
+    const hostId = attributes[EVENT_ID_FIELDS.hostId] as number | undefined;
     if (hostId) merged.host ??= dictionaries.decode('hostName', hostId);
   }
   return { timestamp: timeMs, ...merged };

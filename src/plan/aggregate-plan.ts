@@ -5,7 +5,7 @@ export interface TimesliceSource { readonly kind: 'timeslices' }
 /**
  * Stored events of these types (NRQL `FROM Transaction, PageView`), as one stream of rows.
  * Field names are NRQL attribute names (`duration`, `request.uri`); which column or attribute
- * map holds each is the SQL layer's business (`sql/sources.ts`).
+ * map holds each is the store's business (`store/duckdb/sources.ts`).
  */
 export interface EventSource { readonly kind: 'events'; readonly eventTypes: readonly string[] }
 /** Every custom event, whatever its type; its type is the field `eventType` (for SHOW EVENT TYPES). */
@@ -55,7 +55,7 @@ export interface RowOrder { readonly expr: RowExpr; readonly descending: boolean
 /**
  * "List these rows of this account over this window": NRQL `SELECT *` and attribute lists.
  * `columns` are the expressions wanted per row; `all` also asks for every attribute each row has
- * (the SQL layer returns the row's attribute maps and typed columns, the shape stage merges them).
+ * (the executor answers it as one attribute object per row, `StoredRow` in `store/plan-executor.ts`).
  */
 export interface RowsPlan {
   readonly kind: 'rows';

@@ -1,7 +1,7 @@
 import type { AggregatePlan, RowsPlan } from '../plan/aggregate-plan.js';
 import { assertNever, type Predicate, type RowExpr, type ValueType } from '../plan/expressions.js';
 import type { Dialect, RenderedSql, SqlParam } from './dialect.js';
-import { physicalSource, type PhysicalSource, type SourceBranch } from './sources.js';
+import type { PhysicalSchema, PhysicalSource, SourceBranch } from './physical-schema.js';
 
 /** Result columns of a rendered aggregate plan, in order. */
 export const GROUP_COLUMN = (i: number) => `g${i}`;
@@ -30,14 +30,14 @@ interface Scope {
  * not SQL: they are evaluated over the aggregates by the shape stage. Every value is a
  * parameter; identifiers come from the source mapping and are quoted by the dialect.
  */
-export function renderAggregatePlan(plan: AggregatePlan, dialect: Dialect): RenderedSql {
+export function renderAggregatePlan(plan: AggregatePlan, dialect: Dialect, schema: PhysicalSchema): RenderedSql {
   const { params, bind } = binder(dialect);
   const q = (name: string) => dialect.quoteIdentifier(name);
   const leaves = [
     ...plan.groupBy,
     ...plan.aggregates.flatMap((call) => [...(call.arg ? [call.arg] : []), ...(call.where ? predicateExprs(call.where) : [])]),
   ];
-  const { from, scope } = renderFrom(plan, physicalSource(plan.source), leaves, dialect, bind);
+  const { from, scope } = renderFrom(plan, schema.source(plan.source), leaves, dialect, bind);
 
   const select: string[] = [];
   const groupKeys: string[] = [];
@@ -68,18 +68,18 @@ export function renderAggregatePlan(plan: AggregatePlan, dialect: Dialect): Rend
 /**
  * Renders a rows plan: the newest rows first unless ordered otherwise. Columns: the row's time,
  * then with `all` its event type, typed columns as a JSON object and its attribute maps (the
- * shape stage merges them into one attribute object), then the wanted `columns`.
+ * executor merges them into one attribute object per row), then the wanted `columns`.
  */
-export function renderRowsPlan(plan: RowsPlan, dialect: Dialect): RenderedSql {
+export function renderRowsPlan(plan: RowsPlan, dialect: Dialect, schema: PhysicalSchema): RenderedSql {
   const { params, bind } = binder(dialect);
   const q = (name: string) => dialect.quoteIdentifier(name);
-  const source = physicalSource(plan.source);
+  const source = schema.source(plan.source);
   const orderLeaves = plan.orderBy.map((o) => o.expr);
   let select: string[];
   let from: string;
   let scope: Scope;
   if (plan.all) {
-    const mapCount = rowMapCount(plan);
+    const mapCount = rowMapCount(plan, schema);
     const parts = (branch: SourceBranch, s: Scope) => [
       `${dialect.epochMs(q(branch.timeColumn))} AS ${q(ROW_TIME_COLUMN)}`,
       `${bind(branch.eventType)} AS ${q(ROW_TYPE_COLUMN)}`,
@@ -117,8 +117,8 @@ export function renderRowsPlan(plan: RowsPlan, dialect: Dialect): RenderedSql {
 }
 
 /** How many attribute-map columns a rows plan with `all` returns (the most any of its branches has). */
-export function rowMapCount(plan: RowsPlan): number {
-  return Math.max(0, ...physicalSource(plan.source).branches.map((b) => b.attributeMaps.length));
+export function rowMapCount(plan: RowsPlan, schema: PhysicalSchema): number {
+  return Math.max(0, ...schema.source(plan.source).branches.map((b) => b.attributeMaps.length));
 }
 
 function binder(dialect: Dialect): { params: SqlParam[]; bind: Bind } {
@@ -127,7 +127,7 @@ function binder(dialect: Dialect): { params: SqlParam[]; bind: Bind } {
     params,
     bind: (value) => {
       params.push(value);
-      return dialect.placeholder(params.length);
+      return dialect.placeholder(params.length, value);
     },
   };
 }
@@ -293,7 +293,7 @@ function renderRow(expr: RowExpr, scope: Scope): string {
     case 'cast':
       return scope.dialect.castText(renderRow(expr.expr, scope), expr.to);
     case 'lookup': {
-      if (expr.entries.length === 0) return 'CAST(NULL AS VARCHAR)';
+      if (expr.entries.length === 0) return scope.dialect.nullOf('string');
       const key = renderRow(expr.expr, scope);
       return `CASE ${key} ${expr.entries.map(([id, text]) => `WHEN ${scope.bind(id)} THEN ${scope.bind(text)}`).join(' ')} END`;
     }
@@ -310,19 +310,19 @@ function renderPredicate(p: Predicate, scope: Scope): string {
   const { dialect, bind } = scope;
   switch (p.kind) {
     case 'true':
-      return 'TRUE';
+      return dialect.booleanLiteral(true);
     case 'compare':
       return `${renderRow(p.left, scope)} ${p.op === '!=' ? '<>' : p.op} ${renderRow(p.right, scope)}`;
     case 'in': {
       // No values: false (true when negated) — but null where the expression is null, as IN would be.
-      if (p.values.length === 0) return `CASE WHEN ${renderRow(p.expr, scope)} IS NULL THEN NULL ELSE ${p.negated ? 'TRUE' : 'FALSE'} END`;
+      if (p.values.length === 0) return `CASE WHEN ${renderRow(p.expr, scope)} IS NULL THEN NULL ELSE ${dialect.booleanLiteral(p.negated)} END`;
       const list = p.values.map((v) => bind(v)).join(', ');
       return `${renderRow(p.expr, scope)} ${p.negated ? 'NOT IN' : 'IN'} (${list})`;
     }
     case 'isNull':
       return `${renderRow(p.expr, scope)} IS ${p.negated ? 'NOT ' : ''}NULL`;
     case 'isBoolean':
-      return `${renderRow(p.expr, scope)} IS ${p.negated ? 'NOT ' : ''}${p.value ? 'TRUE' : 'FALSE'}`;
+      return dialect.isBoolean(renderRow(p.expr, scope), p.value, p.negated);
     case 'like': {
       const match = dialect.like(renderRow(p.expr, scope), bind(dialect.escapeLike(p.pattern)));
       return p.negated ? `NOT ${match}` : match;
@@ -332,7 +332,7 @@ function renderPredicate(p: Predicate, scope: Scope): string {
       return p.negated ? `NOT ${match}` : match;
     }
     case 'tupleIn':
-      if (p.tuples.length === 0) return 'FALSE';
+      if (p.tuples.length === 0) return dialect.booleanLiteral(false);
       return dialect.tupleIn(p.exprs.map((e) => renderRow(e, scope)), p.tuples.map((t) => t.map((v) => bind(v))));
     case 'and':
     case 'or':

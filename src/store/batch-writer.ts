@@ -1,4 +1,4 @@
-import type { Rows } from './duckdb/append-tables.js';
+import type { Rows } from './append-tables.js';
 
 /** The store cannot take a write now (closing, or too far behind); nothing of it was stored. */
 export class StoreBusyError extends Error {}

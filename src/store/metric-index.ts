@@ -1,5 +1,5 @@
 import type { WriteTicket } from './batch-writer.js';
-import type { Rows } from './duckdb/append-tables.js';
+import type { Rows } from './append-tables.js';
 
 /**
  * Distinct metric names an application may report (its metric names list). New Relic applies its

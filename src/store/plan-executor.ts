@@ -1,14 +1,14 @@
-import {
-  BIGINT, BOOLEAN, DOUBLE, LIST, TIMESTAMP, VARCHAR, listValue, DuckDBListValue, DuckDBTimestampValue,
-  type DuckDBConnection, type DuckDBPreparedStatement, type DuckDBType, type DuckDBValue,
-} from '@duckdb/node-api';
 import type { AggregatePlan, RowsPlan } from '../plan/aggregate-plan.js';
-import { MERGEABLE_AGGREGATES } from '../plan/expressions.js';
-import type { Dialect, RenderedSql, SqlParam } from '../sql/dialect.js';
-import { duckdbDialect } from './duckdb/duckdb-dialect.js';
-import { renderAggregatePlan, renderRowsPlan } from '../sql/render-plan.js';
-import type { Database } from './duckdb/database.js';
-import { timestampValue } from './duckdb/duckdb-values.js';
+
+/**
+ * The storage seam of the query path: what the query stages (NRQL, REST, the graph API) need
+ * from a store, its engine-neutral results and its errors. Each engine implements
+ * `PlanExecutor` in a folder of its own (`store/duckdb/`, `store/memory/`); nothing above this
+ * module imports one.
+ */
+
+/** A result cell as plain JavaScript: numbers (64-bit integers as numbers), strings, booleans, lists. */
+export type PlainValue = number | string | boolean | null | readonly PlainValue[];
 
 /**
  * An aggregate plan's result as columns: one array per group key, the bucket index, each
@@ -22,13 +22,22 @@ export interface AggregateColumns {
   readonly aggregates: readonly (readonly (number | null)[])[];
 }
 
-/** A result cell as plain JavaScript: numbers (64-bit integers as numbers), strings, booleans, lists. */
-export type PlainValue = number | string | boolean | null | readonly PlainValue[];
+/**
+ * One row of a rows plan: its time, the values of the plan's `columns` in order and, when the
+ * plan asks for `all`, the row's event type and every attribute it has by its NRQL name (typed
+ * columns over the attribute maps, the first map that has an attribute winning; the internal
+ * id fields of `plan/data-model.ts` included). Attribute values are JSON values as stored.
+ */
+export interface StoredRow {
+  readonly timeMs: number;
+  readonly values: readonly PlainValue[];
+  readonly eventType?: string;
+  readonly attributes?: Readonly<Record<string, unknown>>;
+}
 
-/** A rows plan's result: one array per rendered column (see `renderRowsPlan`). */
-export interface RowColumns {
-  readonly rowCount: number;
-  readonly columns: readonly (readonly PlainValue[])[];
+/** A rows plan's result: its rows in the plan's order. */
+export interface RowsResult {
+  readonly rows: readonly StoredRow[];
 }
 
 /** Limits one query runs under. */
@@ -43,7 +52,7 @@ export interface QueryOptions {
   readonly deadline?: number;
 }
 
-/** DuckDB refused the statement for nesting past its expression depth (`max_expression_depth`). */
+/** The engine refused the statement for nesting past its expression depth (DuckDB's `max_expression_depth`). */
 export class QueryTooDeepError extends Error {}
 
 export class QueryTimeoutError extends Error {
@@ -52,184 +61,10 @@ export class QueryTimeoutError extends Error {
   }
 }
 
-/** What the query stages need from a store: run a plan, get columns. */
+/** What the query stages need from a store: run a plan, get engine-neutral results. */
 export interface PlanExecutor {
-  readonly dialect: Dialect;
   aggregate(plan: AggregatePlan, options?: QueryOptions): Promise<AggregateColumns>;
-  rows(plan: RowsPlan, options?: QueryOptions): Promise<RowColumns>;
+  rows(plan: RowsPlan, options?: QueryOptions): Promise<RowsResult>;
   /** Why the engine's regex library refuses `pattern`, or undefined when it takes it. */
   regexError(pattern: string): Promise<string | undefined>;
-}
-
-/** RLIKE patterns whose RE2 verdict is remembered (oldest forgotten first). */
-const CHECKED_PATTERNS = 256;
-
-/** Prepared statements kept per connection; a plan's SQL text repeats, only its parameters change. */
-const PREPARED_PER_CONNECTION = 64;
-
-interface PooledConnection {
-  readonly connection: DuckDBConnection;
-  /** By SQL text, oldest first (a Map keeps insertion order). */
-  readonly prepared: Map<string, DuckDBPreparedStatement>;
-}
-
-/**
- * Runs plans on the embedded DuckDB through a small pool of read connections (a DuckDB
- * connection runs one query at a time; several let concurrent requests use both cores).
- * Statements are prepared once per connection and SQL text, and results are read from the
- * materialized chunks directly: on a 30-minute metric-data query that is ~1.7 ms of ~9 ms
- * saved against `runAndReadAll` (docs/benchmarks.md).
- */
-export class DuckDbPlanExecutor implements PlanExecutor {
-  readonly dialect = duckdbDialect;
-  private readonly idle: PooledConnection[] = [];
-  private readonly waiting: ((c: PooledConnection) => void)[] = [];
-  private opened = 0;
-  private readonly checkedPatterns = new Map<string, string | undefined>();
-
-  constructor(private readonly db: Database, private readonly maxConnections = 4) {}
-
-  async aggregate(plan: AggregatePlan, options: QueryOptions = {}): Promise<AggregateColumns> {
-    const rendered = renderAggregatePlan(plan, this.dialect);
-    const columns = await this.run(rendered, options);
-    const groupCount = plan.groupBy.length;
-    const hasBuckets = plan.buckets !== undefined;
-    const at = (i: number) => columns[i] ?? [];
-    return {
-      rowCount: at(0).length,
-      groups: Array.from({ length: groupCount }, (_, i) => at(i).map(toPlain)),
-      buckets: hasBuckets ? at(groupCount).map((v) => Number(v)) : undefined,
-      aggregates: plan.aggregates.map((call, i) => {
-        const values = at(groupCount + (hasBuckets ? 1 : 0) + i);
-        // Counts and sums are numbers; lists and latest/earliest keep their values' own types.
-        return MERGEABLE_AGGREGATES.has(call.fn) || call.fn === 'countDistinct'
-          ? values.map(toNumber)
-          : (values.map(toPlain) as (number | null)[]);
-      }),
-    };
-  }
-
-  async regexError(pattern: string): Promise<string | undefined> {
-    // Dashboards send the same patterns again and again: each is checked by RE2 once.
-    if (this.checkedPatterns.has(pattern)) return this.checkedPatterns.get(pattern);
-    let refused: string | undefined;
-    try {
-      await this.run({ sql: `SELECT ${this.dialect.regexFullMatch("''", this.dialect.placeholder(1))}`, params: [pattern] });
-    } catch (error) {
-      // DuckDB prefixes its error class ("Invalid Input Error: …"); the rest names what RE2 refused.
-      refused = (error as Error).message.replace(/^[A-Za-z ]+Error: /, '');
-    }
-    if (this.checkedPatterns.size >= CHECKED_PATTERNS) this.checkedPatterns.delete(this.checkedPatterns.keys().next().value!);
-    this.checkedPatterns.set(pattern, refused);
-    return refused;
-  }
-
-  async rows(plan: RowsPlan, options: QueryOptions = {}): Promise<RowColumns> {
-    const columns = await this.run(renderRowsPlan(plan, this.dialect), options);
-    return { rowCount: columns[0]?.length ?? 0, columns: columns.map((c) => c.map(toPlain)) };
-  }
-
-  /** Runs rendered SQL and returns its columns (number, bigint, string, boolean or null values). */
-  async run(rendered: RenderedSql, options: QueryOptions = {}): Promise<unknown[][]> {
-    const pooled = await this.acquire();
-    const budgetMs = options.deadline !== undefined ? options.deadline - performance.now() : options.timeoutMs;
-    if (budgetMs !== undefined && budgetMs <= 0) {
-      this.release(pooled);
-      throw new QueryTimeoutError(options.timeoutMs ?? 0);
-    }
-    let timedOut = false;
-    const timer = budgetMs === undefined ? undefined : setTimeout(() => {
-      timedOut = true;
-      pooled.connection.interrupt();
-    }, budgetMs);
-    try {
-      const statement = await this.prepare(pooled, rendered.sql);
-      const values: DuckDBValue[] = [];
-      const types: DuckDBType[] = [];
-      for (const param of rendered.params) {
-        const [value, type] = toDuckDb(param);
-        values.push(value);
-        types.push(type);
-      }
-      statement.bind(values, types);
-      const result = await statement.run();
-      const columns: unknown[][] = Array.from({ length: result.columnCount }, () => []);
-      for (let c = 0; c < result.chunkCount; c++) {
-        const chunk = result.getChunk(c).getColumns();
-        chunk.forEach((values, i) => { for (const v of values) columns[i]!.push(v); });
-      }
-      return columns;
-    } catch (error) {
-      if (timedOut) throw new QueryTimeoutError(options.timeoutMs ?? budgetMs!);
-      if (error instanceof Error && /Max expression depth limit/.test(error.message)) throw new QueryTooDeepError(error.message);
-      throw error;
-    } finally {
-      if (timer) clearTimeout(timer);
-      this.release(pooled);
-    }
-  }
-
-  private async prepare(pooled: PooledConnection, sql: string): Promise<DuckDBPreparedStatement> {
-    const cached = pooled.prepared.get(sql);
-    if (cached) {
-      pooled.prepared.delete(sql);
-      pooled.prepared.set(sql, cached);
-      return cached;
-    }
-    const statement = await pooled.connection.prepare(sql);
-    pooled.prepared.set(sql, statement);
-    if (pooled.prepared.size > PREPARED_PER_CONNECTION) {
-      const [oldestSql, oldest] = pooled.prepared.entries().next().value!;
-      pooled.prepared.delete(oldestSql);
-      oldest.destroySync();
-    }
-    return statement;
-  }
-
-  private async acquire(): Promise<PooledConnection> {
-    const free = this.idle.pop();
-    if (free) return free;
-    if (this.opened < this.maxConnections) {
-      this.opened++;
-      return { connection: await this.db.instance.connect(), prepared: new Map() };
-    }
-    return new Promise((resolve) => this.waiting.push(resolve));
-  }
-
-  private release(pooled: PooledConnection): void {
-    const next = this.waiting.shift();
-    if (next) next(pooled);
-    else this.idle.push(pooled);
-  }
-
-  close(): void {
-    for (const pooled of this.idle.splice(0)) {
-      for (const statement of pooled.prepared.values()) statement.destroySync();
-      pooled.connection.closeSync();
-    }
-  }
-}
-
-/** A parameter with the type it binds as: whole numbers as BIGINT, so bucket arithmetic stays integral. */
-function toDuckDb(param: SqlParam): [DuckDBValue, DuckDBType] {
-  if (typeof param === 'object') {
-    return 'timestampMs' in param ? [timestampValue(param.timestampMs), TIMESTAMP] : [listValue([...param.doubles]), LIST(DOUBLE)];
-  }
-  if (typeof param === 'number') return Number.isSafeInteger(param) ? [BigInt(param), BIGINT] : [param, DOUBLE];
-  if (typeof param === 'boolean') return [param, BOOLEAN];
-  return [param, VARCHAR];
-}
-
-function toNumber(value: unknown): number | null {
-  if (value === null || value === undefined) return null;
-  return typeof value === 'bigint' ? Number(value) : (value as number);
-}
-
-function toPlain(value: unknown): PlainValue {
-  if (value === null || value === undefined) return null;
-  if (typeof value === 'bigint') return Number(value);
-  if (value instanceof DuckDBListValue) return value.items.map(toPlain);
-  if (value instanceof DuckDBTimestampValue) return Number(value.micros / 1000n);
-  if (typeof value === 'number' || typeof value === 'string' || typeof value === 'boolean') return value;
-  return String(value);
 }

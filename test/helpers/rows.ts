@@ -1,4 +1,4 @@
-import type { Rows } from '../../src/store/duckdb/append-tables.js';
+import type { Rows } from '../../src/store/append-tables.js';
 
 export type RowObject = Record<string, unknown>;
 

@@ -3,7 +3,7 @@ import { deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import Fastify from 'fastify';
 import { after, before, describe, it } from 'node:test';
 import { eventApiPlugin } from '../../src/ingest/event-api/event-api.js';
-import type { Rows } from '../../src/store/duckdb/append-tables.js';
+import type { Rows } from '../../src/store/append-tables.js';
 import { assertGolden } from '../helpers/golden.js';
 import { httpsRequest } from '../helpers/https-request.js';
 import { connectApp, ManualClock } from '../helpers/rest-fixture.js';

@@ -18,6 +18,7 @@ import { format } from '../../src/nrql/format.js';
 import { NrqlError } from '../../src/nrql/nrql-error.js';
 import { parse } from '../../src/nrql/parser.js';
 import { duckdbDialect } from '../../src/store/duckdb/duckdb-dialect.js';
+import { duckdbSchema } from '../../src/store/duckdb/sources.js';
 import { renderAggregatePlan, renderRowsPlan } from '../../src/sql/render-plan.js';
 import { nrqlArbitraries } from '../helpers/nrql-generator.js';
 import { NRQL_PATTERN_QUERIES, NRQL_WORKED_EXAMPLES } from '../helpers/nrql-examples.js';
@@ -51,7 +52,7 @@ function compile(text: string): 'sql' | string {
     const analyzed = analyze(parse(text), { accountIds: [1], nowMs: NOW, dictionaries });
     if (analyzed.kind === 'showEventTypes') return 'sql';
     const plan = mainPlan(analyzed);
-    const rendered = plan.kind === 'rows' ? renderRowsPlan(plan, duckdbDialect) : renderAggregatePlan(plan, duckdbDialect);
+    const rendered = plan.kind === 'rows' ? renderRowsPlan(plan, duckdbDialect, duckdbSchema) : renderAggregatePlan(plan, duckdbDialect, duckdbSchema);
     // Values only as parameters: every placeholder has one, and no parameter is spliced in.
     const placeholders = new Set([...rendered.sql.matchAll(/\$(\d+)/g)].map((m) => Number(m[1])));
     assert.equal(placeholders.size, rendered.params.length, `one parameter per placeholder: ${text}`);
@@ -132,7 +133,7 @@ function sqlOf(text: string): string {
   const analyzed = analyze(parse(text), { accountIds: [1], nowMs: NOW, dictionaries });
   if (analyzed.kind === 'showEventTypes') return 'SHOW EVENT TYPES';
   const plan = mainPlan(analyzed);
-  const rendered = plan.kind === 'rows' ? renderRowsPlan(plan, duckdbDialect) : renderAggregatePlan(plan, duckdbDialect);
+  const rendered = plan.kind === 'rows' ? renderRowsPlan(plan, duckdbDialect, duckdbSchema) : renderAggregatePlan(plan, duckdbDialect, duckdbSchema);
   return JSON.stringify(rendered);
 }
 

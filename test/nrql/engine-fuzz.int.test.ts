@@ -14,7 +14,7 @@ import { storeDictionaries } from '../../src/nrql/dictionaries.js';
 import { format, formatCondition } from '../../src/nrql/format.js';
 import { NrqlEngine } from '../../src/nrql/nrql-engine.js';
 import { NrqlError } from '../../src/nrql/nrql-error.js';
-import { DuckDbPlanExecutor } from '../../src/store/plan-executor.js';
+import { DuckDbPlanExecutor } from '../../src/store/duckdb/duckdb-plan-executor.js';
 import { agentQuery, invoke } from '../helpers/collector-client.js';
 import { nrqlArbitraries } from '../helpers/nrql-generator.js';
 import { connectApp, ManualClock, sendMetrics } from '../helpers/rest-fixture.js';

@@ -7,12 +7,15 @@ import { storeDictionaries } from '../../src/nrql/dictionaries.js';
 import { mainPlan } from '../../src/nrql/execute.js';
 import { NrqlError, positionOf } from '../../src/nrql/nrql-error.js';
 import { duckdbDialect } from '../../src/store/duckdb/duckdb-dialect.js';
+import { duckdbSchema } from '../../src/store/duckdb/sources.js';
 import { renderAggregatePlan, renderRowsPlan } from '../../src/sql/render-plan.js';
-import { CUSTOM_EVENTS, Rows } from '../../src/store/duckdb/append-tables.js';
+import { CUSTOM_EVENTS, Rows } from '../../src/store/append-tables.js';
 import { attributeJson } from '../../src/store/attribute-json.js';
-import { DuckDbPlanExecutor } from '../../src/store/plan-executor.js';
+import { DuckDbPlanExecutor } from '../../src/store/duckdb/duckdb-plan-executor.js';
 import { agentQuery, invoke } from '../helpers/collector-client.js';
 import { parseScript, rewriteScript, type Expectation, type Script } from '../helpers/nrql-golden-script.js';
+import { MemoryPlanExecutor } from '../../src/store/memory/memory-plan-executor.js';
+import { memoryRowsOf } from '../helpers/memory-rows.js';
 import { connectApp, ManualClock, sendMetrics, type AgentHandle } from '../helpers/rest-fixture.js';
 import { startTestServer, TEST_LICENSE_KEY, type TestServer } from '../helpers/test-server.js';
 
@@ -85,7 +88,7 @@ async function outcome(engine: NrqlEngine, query: string, wanted: Expectation): 
       const { analyzed } = engine.explain(query, { accountIds: [ACCOUNT] });
       if (analyzed.kind === 'showEventTypes') throw new Error('no SQL for SHOW EVENT TYPES');
       const plan = mainPlan(analyzed);
-      const rendered = plan.kind === 'rows' ? renderRowsPlan(plan, duckdbDialect) : renderAggregatePlan(plan, duckdbDialect);
+      const rendered = plan.kind === 'rows' ? renderRowsPlan(plan, duckdbDialect, duckdbSchema) : renderAggregatePlan(plan, duckdbDialect, duckdbSchema);
       return { kind: 'sql', sql: `${rendered.sql}\n-- params: ${JSON.stringify(rendered.params)}` };
     }
     const answer = await engine.run(query, { accountIds: [ACCOUNT] });
@@ -114,12 +117,16 @@ for (const file of files) {
     const clock = new ManualClock(Date.UTC(2025, 7, 11, 12));
     let ts: TestServer;
     let engine: NrqlEngine;
+    let memoryEngine: NrqlEngine;
     const actual = new Map<number, Expectation>();
 
     before(async () => {
       ts = await startTestServer({}, { clock });
       await load(ts, script, clock);
-      engine = new NrqlEngine({ executor: new DuckDbPlanExecutor(ts.server.db), dictionaries: storeDictionaries(ts.server.catalog, ts.server.metrics), clock });
+      const dictionaries = storeDictionaries(ts.server.catalog, ts.server.metrics);
+      engine = new NrqlEngine({ executor: new DuckDbPlanExecutor(ts.server.db), dictionaries, clock });
+      // The same rows, as the collector and the Event API stored them, on the reference executor.
+      memoryEngine = new NrqlEngine({ executor: MemoryPlanExecutor.of(await memoryRowsOf(ts.server.db)), dictionaries, clock });
     });
     after(async () => {
       if (UPDATE) writeFileSync(path, rewriteScript(script, actual));
@@ -128,13 +135,18 @@ for (const file of files) {
 
     script.lines.forEach((line, index) => {
       if (line.kind !== 'case') return;
-      it(`line ${line.line}: ${line.query}`, async () => {
-        const got = await outcome(engine, line.query, line.expectation);
-        actual.set(index, got);
-        if (UPDATE) return;
+      const check = (got: Expectation) => {
         assert.notEqual(line.expectation.kind, 'none', 'no expectation written; run with UPDATE_GOLDEN=1 and review');
         if (line.expectation.kind === 'expect') assert.deepEqual(got, { kind: 'expect', json: normalize(line.expectation.json) });
         else assert.deepEqual(got, line.expectation);
+      };
+      it(`line ${line.line}: ${line.query}`, async () => {
+        const got = await outcome(engine, line.query, line.expectation);
+        actual.set(index, got);
+        if (!UPDATE) check(got);
+      });
+      it(`line ${line.line} in memory: ${line.query}`, { skip: UPDATE }, async () => {
+        check(await outcome(memoryEngine, line.query, line.expectation));
       });
     });
   });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { DuckDbPlanExecutor, QueryTimeoutError, QueryTooDeepError } from '../../src/store/plan-executor.js';
+import { DuckDbPlanExecutor } from '../../src/store/duckdb/duckdb-plan-executor.js';
+import { QueryTimeoutError, QueryTooDeepError } from '../../src/store/plan-executor.js';
 import { ManualClock } from '../helpers/rest-fixture.js';
 import { startTestServer, TEST_API_KEY, type TestServer } from '../helpers/test-server.js';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { storeDictionaries } from '../../src/nrql/dictionaries.js';
 import { NrqlEngine } from '../../src/nrql/nrql-engine.js';
-import { DuckDbPlanExecutor } from '../../src/store/plan-executor.js';
+import { DuckDbPlanExecutor } from '../../src/store/duckdb/duckdb-plan-executor.js';
 import { TEST_LICENSE_KEY } from '../helpers/test-server.js';
 import { rest, startScenario, type Scenario } from './rest-scenario.js';
 

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { CUSTOM_EVENTS, Rows } from '../../src/store/duckdb/append-tables.js';
+import { CUSTOM_EVENTS, Rows } from '../../src/store/append-tables.js';
 import type { MobileApplication } from '../../src/store/mobile-applications.js';
 import { storeDictionaries } from '../../src/nrql/dictionaries.js';
 import { NrqlEngine } from '../../src/nrql/nrql-engine.js';
-import { DuckDbPlanExecutor } from '../../src/store/plan-executor.js';
+import { DuckDbPlanExecutor } from '../../src/store/duckdb/duckdb-plan-executor.js';
 import { assertGolden } from '../helpers/golden.js';
 import { ManualClock, startTestServer, type RestReply } from '../helpers/rest-fixture.js';
 import type { TestServer } from '../helpers/test-server.js';

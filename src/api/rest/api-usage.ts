@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import type { Clock } from '../../clock.js';
 import { hashKey } from '../../security/keys.js';
-import { CUSTOM_EVENTS, Rows } from '../../store/duckdb/append-tables.js';
+import { CUSTOM_EVENTS, Rows } from '../../store/append-tables.js';
 import type { BatchWriter } from '../../store/batch-writer.js';
 import type { Catalog } from '../../store/catalog.js';
 import { pathOf, routePatternOf, type RestApiName } from './sunset.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { connectApp, ManualClock, rest, sendMetrics, startTestServer, type MetricRow } from '../../../test/helpers/rest-fixture.js';
 import type { TestServer } from '../../../test/helpers/test-server.js';
-import { DuckDbPlanExecutor } from '../../store/plan-executor.js';
+import { DuckDbPlanExecutor } from '../../store/duckdb/duckdb-plan-executor.js';
 import { apmSummaries, type ApmApplicationSummaryData } from './apm-summary.js';
 
 /*

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { ManualClock, startTestServer } from '../../../test/helpers/rest-fixture.js';
 import { TEST_API_KEY, TEST_LICENSE_KEY, type TestServer } from '../../../test/helpers/test-server.js';
 import type { BrowserApplication } from '../../store/browser-applications.js';
-import { DuckDbPlanExecutor } from '../../store/plan-executor.js';
+import { DuckDbPlanExecutor } from '../../store/duckdb/duckdb-plan-executor.js';
 import { apmBrowserSummaries, BROWSER_EVENT_TYPES, browserSummaries, type BrowserApplicationSummaryData } from './browser-summary.js';
 import { lastEventTimes } from './event-summaries.js';
 

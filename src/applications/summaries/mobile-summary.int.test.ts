@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { ManualClock, rest, startTestServer } from '../../../test/helpers/rest-fixture.js';
 import { TEST_LICENSE_KEY, type TestServer } from '../../../test/helpers/test-server.js';
 import type { MobileApplication } from '../../store/mobile-applications.js';
-import { DuckDbPlanExecutor } from '../../store/plan-executor.js';
+import { DuckDbPlanExecutor } from '../../store/duckdb/duckdb-plan-executor.js';
 import { lastEventTimes } from './event-summaries.js';
 import { MOBILE_REPORTING_EVENT_TYPES, mobileAppSummaries, type MobileAppSummaryData } from './mobile-summary.js';
 

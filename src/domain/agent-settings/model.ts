@@ -98,6 +98,25 @@ export const DEFAULT_APM_AGENT_SETTINGS: ApmAgentSettings = {
 export type BrowserLoader = 'SPA' | 'PRO' | 'LITE' | 'NONE';
 export const BROWSER_LOADERS: readonly BrowserLoader[] = ['SPA', 'PRO', 'LITE', 'NONE'];
 
+/**
+ * Which browser agent the loader snippet brings: SPA (single-page app monitoring, the full
+ * agent), PRO (the full agent without SPA route tracking) or LITE (page loads only). NerdGraph
+ * also has NONE, which the stores refuse: the loader script has no form for it.
+ */
+export type BrowserLoaderType = 'SPA' | 'PRO' | 'LITE';
+export const BROWSER_LOADER_TYPES: readonly BrowserLoaderType[] = ['SPA', 'PRO', 'LITE'];
+
+/**
+ * The three settings NerdGraph's `agentApplicationCreateBrowser` takes. They are the same facts as
+ * `monitoring.loader`, `monitoring.privacy.cookiesEnabled` and `monitoring.distributedTracing.enabled`:
+ * a record's `settings` is always read off its `monitoring`.
+ */
+export interface BrowserSettings {
+  readonly cookiesEnabled: boolean;
+  readonly distributedTracingEnabled: boolean;
+  readonly loaderType: BrowserLoaderType;
+}
+
 /** The input types session replay can mask, as NerdGraph's `AgentApplicationSettingsMaskInputOptions` names them. */
 export const MASKABLE_INPUT_TYPES = [
   'color', 'date', 'datetimeLocal', 'email', 'month', 'number', 'range', 'search', 'select', 'tel', 'text', 'textArea', 'time', 'url', 'week',

@@ -12,7 +12,7 @@ import { decodeAgentBody } from './decode-body.js';
 import type { AgentDecoder } from './agent-decoder.js';
 import { STORED_METHODS, type DecodedCall } from './decode-call.js';
 import { timesliceRows, unscopedNames, type IngestContext, type MetricDataPayload } from './payloads.js';
-import { CUSTOM_EVENTS, Rows } from '../../store/duckdb/append-tables.js';
+import { CUSTOM_EVENTS, Rows } from '../../store/append-tables.js';
 import { MAX_NAME_LENGTH, truncate } from '../ingest-limits.js';
 import { pushIntegrationError } from '../integration-error.js';
 

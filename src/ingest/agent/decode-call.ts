@@ -1,4 +1,4 @@
-import { APPEND_TABLES_BY_NAME, Rows, type Cell } from '../../store/duckdb/append-tables.js';
+import { APPEND_TABLES_BY_NAME, Rows, type Cell } from '../../store/append-tables.js';
 import { CollectorError } from './collector-error.js';
 import { decodeAgentBody } from './decode-body.js';
 import {

@@ -5,7 +5,7 @@ import type { RunTarget } from '../../store/catalog.js';
 import {
   CUSTOM_EVENTS, ERROR_EVENTS, ERROR_TRACES, LOG_EVENTS, Rows, SPAN_EVENTS, SQL_TRACES, TIMESLICES,
   TRANSACTION_EVENTS, TRANSACTION_TRACES, type AppendTable, type Cell,
-} from '../../store/duckdb/append-tables.js';
+} from '../../store/append-tables.js';
 import { inflateSync } from 'node:zlib';
 import { malformed } from './collector-error.js';
 import { attributeJson } from '../../store/attribute-json.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyError, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { RateLimiter } from '../../http/rate-limit.js';
 import type { Clock } from '../../clock.js';
-import { CUSTOM_EVENTS, Rows } from '../../store/duckdb/append-tables.js';
+import { CUSTOM_EVENTS, Rows } from '../../store/append-tables.js';
 import { StoreBusyError, WriteTooLargeError, type BatchWriter } from '../../store/batch-writer.js';
 import type { Catalog } from '../../store/catalog.js';
 import { EventApiError } from './event-api-error.js';

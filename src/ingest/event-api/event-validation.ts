@@ -1,6 +1,6 @@
 import { MAX_ATTRIBUTES, MAX_ATTRIBUTE_NAME_LENGTH, MAX_EVENT_TYPE_LENGTH, MAX_VALUE_LENGTH } from '../../domain/event-limits.js';
 import { LAST_TIME_MS } from '../../domain/time/time-range.js';
-import { CUSTOM_EVENTS, Rows } from '../../store/duckdb/append-tables.js';
+import { CUSTOM_EVENTS, Rows } from '../../store/append-tables.js';
 import { attributeJson } from '../../store/attribute-json.js';
 import * as limits from '../ingest-limits.js';
 

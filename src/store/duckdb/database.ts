@@ -1,7 +1,9 @@
 import { DuckDBConnection, DuckDBInstance, type DuckDBValue } from '@duckdb/node-api';
-import { APPEND_TABLES } from './append-tables.js';
+import { APPEND_TABLES } from '../append-tables.js';
 import { MIGRATIONS, type Migration } from './migrations.js';
 import { StoreLockedError } from '../store.js';
+import { readColumns } from './sources.js';
+import { schemaMismatches } from '../tables.js';
 
 export { StoreLockedError };
 
@@ -74,17 +76,15 @@ export class Database {
     }
   }
 
+  /** The writer's tables and the query mapping, both against the migrated schema (`store/tables.ts`). */
   private async verifyAppendTables(): Promise<void> {
-    for (const table of APPEND_TABLES) {
-      const actual = (await this.all<{ column_name: string }>(
-        'SELECT column_name FROM information_schema.columns WHERE table_name = $1 ORDER BY ordinal_position',
-        [table.name],
-      )).map((r) => r.column_name);
-      const expected = table.columns.map((c) => c.name);
-      if (actual.join(',') !== expected.join(',')) {
-        throw new Error(`table ${table.name} has columns [${actual.join(', ')}], the writer expects [${expected.join(', ')}]`);
-      }
-    }
+    const rows = await this.all<{ table_name: string; column_name: string; data_type: string }>(
+      'SELECT table_name, column_name, data_type FROM information_schema.columns ORDER BY table_name, ordinal_position',
+    );
+    const byTable = new Map<string, { name: string; type: string }[]>();
+    for (const r of rows) byTable.set(r.table_name, [...(byTable.get(r.table_name) ?? []), { name: r.column_name, type: r.data_type }]);
+    const problems = schemaMismatches((table) => byTable.get(table) ?? [], APPEND_TABLES, readColumns());
+    if (problems.length > 0) throw new Error(problems.join('; '));
   }
 
   async close(): Promise<void> {

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Rows, TIMESLICES } from './append-tables.js';
+import { Rows, TIMESLICES } from '../append-tables.js';
 import { StoreBusyError, WriteTooLargeError } from '../batch-writer.js';
 import { DuckDbBatchWriter } from './duckdb-batch-writer.js';
 import { Database } from './database.js';

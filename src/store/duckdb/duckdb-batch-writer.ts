@@ -1,6 +1,6 @@
 import { DuckDBDataChunk, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import { MAX_QUEUED_ROWS, StoreBusyError, WriteTooLargeError, type BatchWriter, type WriteTicket } from '../batch-writer.js';
-import type { AppendTable, Cell, Rows } from './append-tables.js';
+import type { AppendTable, Cell, Rows } from '../append-tables.js';
 import { DUCKDB_TYPES, timestampValue } from './duckdb-values.js';
 
 /** Timestamp cells are epoch ms; DuckDB takes them as values. Rows often share one (a harvest's minute). */

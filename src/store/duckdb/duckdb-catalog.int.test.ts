@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { APPEND_TABLES, CUSTOM_EVENTS, Rows, TIMESLICES } from './append-tables.js';
+import { APPEND_TABLES, CUSTOM_EVENTS, Rows, TIMESLICES } from '../append-tables.js';
 import { DuckDbBatchWriter } from './duckdb-batch-writer.js';
 import { DEFAULT_APM_AGENT_SETTINGS } from '../../domain/agent-settings/model.js';
 import { hashKey } from '../../security/keys.js';

@@ -3,7 +3,7 @@ import type { BatchWriter } from '../batch-writer.js';
 import {
   CHANGE_TRACKING_EVENT_TYPE, DEPLOYMENT_CATEGORY, type AttributeValue, type ChangeTrackingRecords, type Deployment,
 } from '../deployments.js';
-import { CUSTOM_EVENTS, Rows } from './append-tables.js';
+import { CUSTOM_EVENTS, Rows } from '../append-tables.js';
 import type { Database } from './database.js';
 import { timestampValue } from './duckdb-values.js';
 import { withOwnConnection } from './own-connection.js';

@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Clock } from '../../clock.js';
-import { Rows, TIMESLICES } from './append-tables.js';
+import { Rows, TIMESLICES } from '../append-tables.js';
 import { DuckDbBatchWriter } from './duckdb-batch-writer.js';
 import { Database } from './database.js';
 import type { MetricWrite } from '../metric-index.js';

@@ -1,8 +1,8 @@
-import { TIMESLICE_TABLES } from './timeslice-compactor.js';
+import { TIMESLICE_TABLES } from './timeslice-tables.js';
 import type { Clock } from '../../clock.js';
 import type { BatchWriter, WriteTicket } from '../batch-writer.js';
 import { MAX_METRIC_NAMES_PER_APP, type MetricIndex, type MetricIndexOptions, type MetricScope, type MetricWrite } from '../metric-index.js';
-import { CUSTOM_EVENTS, METRIC_NAMES, METRIC_PRESENCE, Rows, TIMESLICES } from './append-tables.js';
+import { CUSTOM_EVENTS, METRIC_NAMES, METRIC_PRESENCE, Rows, TIMESLICES } from '../append-tables.js';
 import { attributeJson } from '../attribute-json.js';
 import type { Database } from './database.js';
 

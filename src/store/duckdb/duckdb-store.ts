@@ -4,7 +4,7 @@ import type { ExpiredEntries, IdleExpiry } from '../catalog/agent-runs.js';
 import { Deployments } from '../deployments.js';
 import type { EntityStores } from '../entity-stores.js';
 import { Mutex } from '../mutex.js';
-import { DuckDbPlanExecutor } from '../plan-executor.js';
+import { DuckDbPlanExecutor } from './duckdb-plan-executor.js';
 import type { Store } from '../store.js';
 import { Database } from './database.js';
 import { DuckDbBatchWriter } from './duckdb-batch-writer.js';

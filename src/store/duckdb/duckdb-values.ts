@@ -1,5 +1,5 @@
 import { BOOLEAN, DOUBLE, DuckDBTimestampValue, INTEGER, TIMESTAMP, VARCHAR, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
-import type { ColumnType } from './append-tables.js';
+import type { ColumnType } from '../append-tables.js';
 
 export function timestampValue(epochMs: number): DuckDBTimestampValue {
   return new DuckDBTimestampValue(BigInt(Math.round(epochMs)) * 1000n);

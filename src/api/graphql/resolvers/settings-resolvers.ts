@@ -1,10 +1,10 @@
-import type { ApmAgentSettings, BrowserMonitoringSettings, MobileAgentSettings } from '../../../domain/agent-settings/model.js';
+import { BROWSER_LOADER_TYPES, type ApmAgentSettings, type BrowserMonitoringSettings, type MobileAgentSettings } from '../../../domain/agent-settings/model.js';
 import {
   applySettingsPatch, browserLoader, validateApmAgentSettings, validateBrowserMonitoringSettings, validateMobileAgentSettings,
   type SettingsPatch,
 } from '../../../domain/agent-settings/validation.js';
 import { browserAgentConfig, browserConfigScript, browserLoaderScript } from '../../../domain/browser-loader-script.js';
-import { browserApdexT, BROWSER_LOADER_TYPES, type BrowserApplication } from '../../../store/browser-applications.js';
+import { browserApdexT, type BrowserApplication } from '../../../store/browser-applications.js';
 import { ApplicationNotFoundError, type Application, type ApplicationChanges } from '../../../store/catalog.js';
 import type { MobileApplication } from '../../../store/mobile-applications.js';
 import { entityByGuid, type GraphEntity } from '../entity-model.js';

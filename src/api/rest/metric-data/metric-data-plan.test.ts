@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { renderAggregatePlan } from '../../../sql/render-plan.js';
 import { duckdbDialect } from '../../../store/duckdb/duckdb-dialect.js';
+import { duckdbSchema } from '../../../store/duckdb/sources.js';
 import { assertGolden } from '../../../../test/helpers/golden.js';
 import { planMetricData, type MetricDataQuery } from './metric-data-plan.js';
 
@@ -16,7 +17,7 @@ const base: MetricDataQuery = {
 
 function golden(name: string, query: MetricDataQuery): void {
   const planned = planMetricData(query);
-  const sql = renderAggregatePlan(planned.plan, duckdbDialect);
+  const sql = renderAggregatePlan(planned.plan, duckdbDialect, duckdbSchema);
   const text = [
     '-- SQL', sql.sql, '', '-- params', JSON.stringify(sql.params), '',
     '-- NRQL per metric', ...planned.metrics.map((m) => `${m.name}: ${m.nrql}`), '',

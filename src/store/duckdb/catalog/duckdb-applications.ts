@@ -6,9 +6,9 @@ import {
   ApplicationNotFoundError, checkedApplicationChanges, DEFAULT_APDEX_T, DEFAULT_END_USER_APDEX_T,
   type Application, type ApplicationChanges, type Host, type Instance,
 } from '../../catalog/applications.js';
-import { APPEND_TABLES } from '../append-tables.js';
+import { APPEND_TABLES } from '../../append-tables.js';
 import { timestampValue } from '../duckdb-values.js';
-import { TIMESLICE_TABLES } from '../timeslice-compactor.js';
+import { TIMESLICE_TABLES } from '../timeslice-tables.js';
 import type { CatalogWrites } from './catalog-writes.js';
 
 /** Tables whose rows belong to an application (`app_id`): a deleted application's rows go with it. */
