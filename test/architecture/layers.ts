@@ -32,6 +32,8 @@ export const MODULES: Readonly<Record<string, ModuleRule>> = {
   'api/graphql': { paths: ['api/graphql'], mayImport: SURFACE_MAY_IMPORT },
   'api/nrql-route': { paths: ['api/nrql-route.ts'], mayImport: SURFACE_MAY_IMPORT },
   'api/index-page': { paths: ['api/index-page.ts'], mayImport: SURFACE_MAY_IMPORT },
+  // The web UI's server side: its bundle and the reads its pages make beside NRQL.
+  'api/ui': { paths: ['api/ui'], mayImport: SURFACE_MAY_IMPORT },
   // The ingest surfaces share what sits directly in ingest/ (the limits of what may be stored); nothing else reads it.
   ingest: { paths: ['ingest'], mayImport: ['clock', 'domain', 'plan', 'sql', 'security', 'store', 'http'] },
   'ingest/agent': { paths: ['ingest/agent'], mayImport: [...SURFACE_MAY_IMPORT, 'ingest'] },
@@ -48,6 +50,7 @@ export const MODULES: Readonly<Record<string, ModuleRule>> = {
       'api/graphql',
       'api/nrql-route',
       'api/index-page',
+      'api/ui',
       'ingest/agent',
       'ingest/event-api',
     ],
