@@ -144,7 +144,8 @@ export class ConditionEvaluator {
       if (signal.lostIncidentId !== null) this.close(signal.lostIncidentId, o.arrivalAt, 'EVALUATOR', now);
       signal.lostIncidentId = null;
       const windowStart = Math.floor(o.windowStart / step) * step;
-      if (signal.lastClosedWindow !== null && windowStart <= signal.lastClosedWindow) {
+      const cadenceClosed = sig.aggregationMethod === 'CADENCE' && o.arrivalAt >= windowStart + sig.aggregationWindow * 1000 + (sig.aggregationDelay ?? 0) * 1000;
+      if (cadenceClosed || (signal.lastClosedWindow !== null && windowStart <= signal.lastClosedWindow)) {
         this.state.droppedLate += 1;
         continue;
       }
