@@ -101,7 +101,7 @@ interface Arrival {
 }
 
 /** Runs a script against the engine with an injected clock: arrivals, actions, then a tick, at each instant. */
-export function runConditionScript(script: ConditionScript): ScriptOutcome {
+export function runConditionScript(script: ConditionScript, onStep?: (engine: AlertEngine, now: number) => void): ScriptOutcome {
   const start = Date.parse(script.start);
   const until = start + offsetMs(script.until);
   let nextId = 1;
@@ -188,6 +188,7 @@ export function runConditionScript(script: ConditionScript): ScriptOutcome {
       if (action.resolve !== undefined) record(engine.resolve(issueOrder[action.resolve]!, 'user@example.test', now));
     }
     record(engine.tick(now));
+    onStep?.(engine, now);
     for (const check of severityChecks.filter((c) => c.atMs === now)) {
       severity.push({ at: check.at, entity: check.entity, severity: engine.alertSeverity({ names: [check.entity] }) });
     }
