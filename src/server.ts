@@ -6,6 +6,9 @@ import { deploymentsV0Plugin } from './api/deployments-v0.js';
 import { collectorDeploymentsPlugin } from './api/rest/deployment-routes.js';
 import { createRateLimits } from './http/rate-limit.js';
 import { ApiUsageRecorder } from './api/rest/api-usage.js';
+import { AlertService } from './alerts/alert-service.js';
+import { NrqlEngine } from './nrql/nrql-engine.js';
+import { storeDictionaries } from './nrql/dictionaries.js';
 import { systemClock, type Clock } from './clock.js';
 import type { ServeConfig } from './config.js';
 import { inlineDecoder, WorkerDecoderPool, type AgentDecoder } from './ingest/agent/agent-decoder.js';
@@ -44,6 +47,8 @@ export interface RunningServer {
   readonly api: FastifyInstance;
   /** Records REST v2 and v0 calls; `flush()` writes the ones waiting for their batch now. */
   readonly apiUsage: ApiUsageRecorder;
+  /** Alerting: conditions evaluated every minute; `evaluateOnce()` runs a cycle now. */
+  readonly alerts: AlertService;
   /** Moves old timeslices into clustered order on a timer; `compactOnce()` runs it now. */
   readonly compactor: Pick<Store, 'compactOnce'>;
   /** Stops accepting, waits for requests in flight, commits pending writes, closes the store. */
@@ -55,6 +60,8 @@ export interface StartOptions {
   readonly logger?: FastifyBaseLogger;
   /** Rows the batch writer queues at most (default MAX_QUEUED_ROWS); tests lower it to reach it with small payloads. */
   readonly maxQueuedRows?: number;
+  /** How often alert conditions are evaluated (default one minute; 0 = only on `alerts.evaluateOnce()`). */
+  readonly alertIntervalMs?: number;
 }
 
 /** Opens the store and starts both listeners: the HTTP API and the HTTPS agent collector. */
@@ -71,6 +78,7 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
   let collector: FastifyInstance | undefined;
   let api: FastifyInstance | undefined;
   let decoder: AgentDecoder | undefined;
+  let alerts: AlertService | undefined;
   try {
     if (!(store instanceof DuckDbStore)) throw new Error(`store engine ${store.engine} has no database to show`);
     const { catalog, metrics, entities, writer, executor, deployments } = store;
@@ -100,6 +108,13 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
     }));
     await collector.register(eventApiPlugin({ catalog, writer, clock }));
     await collector.register(collectorDeploymentsPlugin({ catalog, deployments, clock, sunset: config.restSunset, usage: apiUsage, limiter: rateLimits.rest }));
+    alerts = await AlertService.open({
+      records: store.alerts,
+      nrql: new NrqlEngine({ executor, dictionaries: storeDictionaries(catalog, metrics), clock }),
+      clock,
+      intervalMs: options.alertIntervalMs ?? 60_000,
+      log: (message, error) => logger.warn({ err: error }, message),
+    });
     api = await buildApiApp({
       catalog, metrics, executor, clock, entities, ready: () => ready, logger,
       deployments, writer, restSunset: config.restSunset, apiUsage, rateLimits,
@@ -110,11 +125,13 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
     apiPort = (api.server.address() as { port: number }).port;
     ready = true;
     store.start();
+    alerts.start();
     const urlHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host;
     const collectorHost = urlHost === '127.0.0.1' ? 'localhost' : urlHost;
     const d = decoder;
     const c = collector;
     const a = api;
+    const alerting = alerts;
     let closing: Promise<void> | undefined;
     return {
       apiUrl: `http://${urlHost}:${apiPort}`,
@@ -124,12 +141,13 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
       certPath: tls.certPath,
       databasePath,
       createdKeys: keysToShow,
-      store, db: store.db, catalog, metrics, entities, writer, api: a, compactor: store, apiUsage,
+      store, db: store.db, catalog, metrics, entities, writer, api: a, compactor: store, apiUsage, alerts: alerting,
       close: () => (closing ??= (async () => {
         ready = false;
         await c.close();
         await a.close();
         await d.close();
+        await alerting.stop();
         await store.close();
       })()),
     };
@@ -137,6 +155,7 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
     await collector?.close().catch(() => undefined);
     await api?.close().catch(() => undefined);
     await decoder?.close().catch(() => undefined);
+    await alerts?.stop().catch(() => undefined);
     await store.close().catch(() => undefined);
     throw error;
   }

@@ -62,6 +62,10 @@ export class AlertEngine {
     return this.conditions.get(id);
   }
 
+  policyIds(): string[] {
+    return [...this.policies.keys()];
+  }
+
   conditionIds(): string[] {
     return [...this.conditions.keys()];
   }
@@ -142,7 +146,7 @@ export class AlertEngine {
   }
 
   /** alertSeverity of an entity (reference §4.11) from the open incidents and evaluated signals. */
-  alertSeverity(target: AlertTarget): EntityAlertSeverity {
+  alertSeverity(target: AlertTarget, accountId?: number): EntityAlertSeverity {
     let severity: EntityAlertSeverity = 'NOT_CONFIGURED';
     const rank: Record<EntityAlertSeverity, number> = { NOT_CONFIGURED: 0, NOT_ALERTING: 1, WARNING: 2, CRITICAL: 3 };
     const raise = (s: EntityAlertSeverity): void => {
@@ -150,7 +154,7 @@ export class AlertEngine {
     };
     for (const evaluator of this.conditions.values()) {
       const condition = evaluator.current;
-      if (!condition.enabled) continue;
+      if (!condition.enabled || (accountId !== undefined && condition.accountId !== accountId)) continue;
       for (const signal of Object.values(evaluator.state.signals)) {
         if (!signalTargets(condition, signal.facets, target)) continue;
         if (signal.lastClosedWindow !== null) raise('NOT_ALERTING');

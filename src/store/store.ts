@@ -1,3 +1,4 @@
+import type { AlertRecords } from './alert-records.js';
 import type { BatchWriter } from './batch-writer.js';
 import type { Catalog } from './catalog.js';
 import type { ExpiredEntries } from './catalog/agent-runs.js';
@@ -42,6 +43,8 @@ export interface Store {
   readonly entities: EntityStores;
   /** Change tracking events, deployments among them. */
   readonly deployments: Deployments;
+  /** Alert policies, conditions, evaluator state, incidents and issues. */
+  readonly alerts: AlertRecords;
   /** Starts background upkeep (compaction, idle expiry) on timers. */
   start(): void;
   /** Runs one compaction now (moving old timeslices into clustered order); the timeslices moved. */

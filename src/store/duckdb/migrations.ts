@@ -314,4 +314,52 @@ INSERT INTO entity_ids
   UNION ALL SELECT 'browser_applications', coalesce(max(id), 0) FROM browser_applications;
 `,
   },
+  {
+    version: 8,
+    name: 'alerts: policies, conditions, evaluator state, incidents and issues',
+    sql: `
+-- One vocabulary (NerdGraph's); REST v2 renders the same rows (a REST violation is an incident, a REST
+-- incident an issue). Bodies are the domain objects as JSON (src/alerts/alert-model.ts); the columns
+-- beside them are what lookups filter on.
+CREATE SEQUENCE alert_policy_ids START 1;
+CREATE SEQUENCE alert_condition_ids START 1;
+CREATE TABLE alert_policies (
+  id INTEGER NOT NULL,
+  account_id INTEGER NOT NULL,
+  body VARCHAR NOT NULL,
+  created_at BIGINT NOT NULL,       -- epoch ms
+  updated_at BIGINT NOT NULL
+);
+CREATE TABLE alert_conditions (
+  id INTEGER NOT NULL,
+  account_id INTEGER NOT NULL,
+  policy_id INTEGER NOT NULL,
+  body VARCHAR NOT NULL,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL
+);
+-- Each condition's evaluator memory (signals, pending windows, run counts): evaluation resumes from it.
+CREATE TABLE alert_evaluator_states (
+  condition_id INTEGER NOT NULL,
+  state VARCHAR NOT NULL
+);
+CREATE TABLE alert_incidents (
+  id VARCHAR NOT NULL,
+  account_id INTEGER NOT NULL,
+  condition_id INTEGER NOT NULL,
+  issue_id VARCHAR,
+  opened_at BIGINT NOT NULL,        -- wall time detected, epoch ms
+  closed_at BIGINT,                 -- wall time the close was decided
+  body VARCHAR NOT NULL
+);
+CREATE TABLE alert_issues (
+  id VARCHAR NOT NULL,
+  account_id INTEGER NOT NULL,
+  state VARCHAR NOT NULL,
+  created_at BIGINT NOT NULL,
+  closed_at BIGINT,
+  body VARCHAR NOT NULL
+);
+`,
+  },
 ];
