@@ -117,7 +117,7 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
     });
     api = await buildApiApp({
       catalog, metrics, executor, clock, entities, ready: () => ready, logger,
-      deployments, writer, restSunset: config.restSunset, apiUsage, rateLimits,
+      deployments, writer, restSunset: config.restSunset, apiUsage, rateLimits, alerts,
     });
     await collector.listen({ host: config.host, port: config.collectorPort });
     collectorPort = (collector.server.address() as { port: number }).port;

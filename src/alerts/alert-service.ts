@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { NrqlEngine } from '../nrql/nrql-engine.js';
 import type { AlertRecords, StoredCondition, StoredPolicy } from '../store/alert-records.js';
-import { evaluationStepMs, type AlertPolicy, type EntityAlertSeverity, type IncidentPreference, type Issue, type NrqlCondition } from './alert-model.js';
+import { evaluationStepMs, type AlertPolicy, type EntityAlertSeverity, type IncidentPreference, type Incident, type Issue, type NrqlCondition } from './alert-model.js';
 import { AlertEngine, type AlertEvent, type AlertTarget } from './alert-engine.js';
 import { buildNrqlCondition, type ConditionValidationError, type NrqlConditionInput } from './condition-input.js';
 import { checkConditionQuery, evaluationQuery, observationsOf } from './condition-query.js';
@@ -202,6 +202,15 @@ export class AlertService {
 
   resolve(accountId: number, issueId: string, user: string): Promise<boolean> {
     return this.userAction(accountId, issueId, (now) => this.engine.resolve(issueId, user, now));
+  }
+
+  /** Issues of an account whose life overlaps [from, to], newest first (closed ones from the store). */
+  issues(accountId: number, from: number, to: number): Promise<Issue[]> {
+    return this.serial(() => this.deps.records.issues(accountId, from, to));
+  }
+
+  incidents(accountId: number, from: number, to: number): Promise<Incident[]> {
+    return this.serial(() => this.deps.records.incidents(accountId, from, to));
   }
 
   alertSeverity(accountId: number, target: AlertTarget): EntityAlertSeverity {

@@ -8,6 +8,7 @@ import type { EntityStores } from '../store/entity-stores.js';
 import type { MetricIndex } from '../store/metric-index.js';
 import type { PlanExecutor } from '../store/plan-executor.js';
 import { storeDictionaries } from '../nrql/dictionaries.js';
+import type { AlertService } from '../alerts/alert-service.js';
 import { NrqlEngine } from '../nrql/nrql-engine.js';
 import { fastifyBaseOptions } from '../http/fastify-options.js';
 import { createRateLimits, type RateLimits } from '../http/rate-limit.js';
@@ -48,6 +49,8 @@ export interface ApiDeps {
   readonly restSunset: SunsetMode;
   /** Records every REST v2 and v0 call. */
   readonly apiUsage: ApiUsageRecorder;
+  /** Alerting, for the graph API's alerts and aiIssues fields and entities' alertSeverity. */
+  readonly alerts?: AlertService;
 }
 
 /** The HTTP API: health, REST v2; GraphQL and the UI register here as plugins. */
