@@ -7,6 +7,7 @@ import { collectorDeploymentsPlugin } from './api/rest/deployment-routes.js';
 import { createRateLimits } from './http/rate-limit.js';
 import { ApiUsageRecorder } from './api/rest/api-usage.js';
 import { AlertService } from './alerts/alert-service.js';
+import type { WebhookOptions } from './alerts/webhook-sender.js';
 import { NrqlEngine } from './nrql/nrql-engine.js';
 import { storeDictionaries } from './nrql/dictionaries.js';
 import { systemClock, type Clock } from './clock.js';
@@ -62,6 +63,8 @@ export interface StartOptions {
   readonly maxQueuedRows?: number;
   /** How often alert conditions are evaluated (default one minute; 0 = only on `alerts.evaluateOnce()`). */
   readonly alertIntervalMs?: number;
+  /** Webhook timeouts, retries and answer size (default DEFAULT_WEBHOOK_OPTIONS); tests shorten them. */
+  readonly alertWebhook?: WebhookOptions;
 }
 
 /** Opens the store and starts both listeners: the HTTP API and the HTTPS agent collector. */
@@ -114,6 +117,10 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
       clock,
       intervalMs: options.alertIntervalMs ?? 60_000,
       log: (message, error) => logger.warn({ err: error }, message),
+      writeEvents: (rows) => writer.write(rows),
+      ...(options.alertWebhook ? { webhook: options.alertWebhook } : {}),
+      // The API's address once it listens (its port may be chosen by the system).
+      origin: () => `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${apiPort}`,
     });
     api = await buildApiApp({
       catalog, metrics, executor, clock, entities, ready: () => ready, logger,

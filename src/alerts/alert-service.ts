@@ -7,6 +7,10 @@ import { AlertEngine, type AlertEvent, type AlertTarget } from './alert-engine.j
 import { buildNrqlCondition, type ConditionValidationError, type NrqlConditionInput } from './condition-input.js';
 import { checkConditionQuery, evaluationQuery, observationsOf } from './condition-query.js';
 import type { ConditionEvaluatorState } from './condition-evaluator.js';
+import type { Rows } from '../store/append-tables.js';
+import { alertEventRows } from './alert-nrql-events.js';
+import { NotificationConfigService, Notifier } from './notifier.js';
+import type { WebhookOptions } from './webhook-sender.js';
 
 export interface AlertServiceDeps {
   readonly records: AlertRecords;
@@ -17,6 +21,11 @@ export interface AlertServiceDeps {
   /** Told of every alert event after it is committed (workflows, tests). */
   readonly onEvents?: (events: readonly AlertEvent[]) => void | Promise<void>;
   readonly log?: (message: string, error?: unknown) => void;
+  /** Appends alerting's NRQL events (NrAiIncident, NrAiIssue, NrAiNotification, NrIntegrationError). */
+  readonly writeEvents?: (rows: Rows[]) => Promise<void>;
+  readonly webhook?: WebhookOptions;
+  /** The service's public address, for links in notifications. */
+  readonly origin?: () => string;
 }
 
 export class AlertValidationError extends Error {
@@ -48,10 +57,20 @@ export class AlertService {
   private queue: Promise<unknown> = Promise.resolve();
   private readonly createdAt = new Map<string, number>();
 
+  readonly notifier: Notifier;
+  readonly notifications: NotificationConfigService;
+
   private constructor(
     private readonly deps: AlertServiceDeps,
     readonly engine: AlertEngine,
-  ) {}
+  ) {
+    this.notifier = new Notifier({
+      records: deps.records, clock: deps.clock,
+      ...(deps.writeEvents ? { writeEvents: deps.writeEvents } : {}), ...(deps.webhook ? { webhook: deps.webhook } : {}),
+      ...(deps.origin ? { origin: deps.origin } : {}), ...(deps.log ? { log: deps.log } : {}),
+    });
+    this.notifications = new NotificationConfigService(this.notifier, deps.records, deps.clock);
+  }
 
   static async open(deps: AlertServiceDeps): Promise<AlertService> {
     const snapshot = await deps.records.load();
@@ -74,6 +93,9 @@ export class AlertService {
       engine.setCondition(c.condition, deps.clock.now());
       service.createdAt.set(`c${c.condition.id}`, c.createdAt);
     }
+    await service.notifier.load();
+    // Notifications committed before a stop (or a kill) and not yet sent go out now, once.
+    void service.notifier.dispatch().catch((error: unknown) => deps.log?.('notification dispatch failed', error));
     return service;
   }
 
@@ -90,6 +112,12 @@ export class AlertService {
     clearInterval(this.timer);
     this.timer = undefined;
     await this.queue.catch(() => undefined);
+    await this.notifier.dispatch().catch(() => undefined);
+  }
+
+  /** Sends the pending notifications now and waits for them (tests; the service does it after each change). */
+  flushNotifications(): Promise<void> {
+    return this.notifier.dispatch();
   }
 
   // ---- configuration -------------------------------------------------------------------------
@@ -285,12 +313,20 @@ export class AlertService {
         }
       }
     }
+    const issueOf = (id: string) => this.engine.state.issues.issues[id];
+    const outbox = this.notifier.outboxFor(events, issueOf);
     await this.deps.records.commit({
       evaluatorStates: states,
       incidents: [...incidents.values()],
       issues: [...issues].map((id) => this.engine.state.issues.issues[id]!).filter((i) => i !== undefined),
+      outbox,
     });
+    if (events.length > 0 && this.deps.writeEvents) {
+      const rows = alertEventRows(events, issueOf, this.deps.clock.now());
+      await this.deps.writeEvents([rows]).catch((error: unknown) => this.deps.log?.('alert events not recorded', error));
+    }
     this.forgetClosed(events);
+    if (outbox.length > 0) void this.notifier.dispatch().catch((error: unknown) => this.deps.log?.('notification dispatch failed', error));
     if (events.length > 0) await this.deps.onEvents?.(events);
   }
 

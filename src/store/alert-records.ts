@@ -1,5 +1,28 @@
 import type { AlertPolicy, Incident, Issue, NrqlCondition } from '../alerts/alert-model.js';
 import type { ConditionEvaluatorState } from '../alerts/condition-evaluator.js';
+import type { Channel, Destination, Workflow } from '../alerts/notification-model.js';
+
+/** One notification to send: decided (and its body rendered) when the issue changed. */
+export interface OutboxEntry {
+  /** (issue, channel, issue trigger, issue updatedAt): the idempotency key. */
+  readonly key: string;
+  readonly accountId: number;
+  readonly issueId: string;
+  readonly channelId: string;
+  readonly workflowId: string;
+  readonly workflowName: string;
+  readonly state: string;
+  readonly trigger: string;
+  readonly notificationTrigger: string;
+  readonly body: string;
+  readonly createdAt: number;
+}
+
+export interface NotificationConfig {
+  readonly destinations: Destination[];
+  readonly channels: Channel[];
+  readonly workflows: Workflow[];
+}
 
 /** A policy as stored: the domain policy plus its bookkeeping times (epoch ms). */
 export interface StoredPolicy {
@@ -29,6 +52,8 @@ export interface AlertStateChange {
   readonly evaluatorStates: ReadonlyMap<string, ConditionEvaluatorState>;
   readonly incidents: readonly Incident[];
   readonly issues: readonly Issue[];
+  /** Notifications the change calls for; a key already present is not added again. */
+  readonly outbox?: readonly OutboxEntry[];
 }
 
 /**
@@ -48,4 +73,12 @@ export interface AlertRecords {
   /** Issues of an account whose life overlaps [from, to] (epoch ms), newest first. */
   issues(accountId: number, from: number, to: number): Promise<Issue[]>;
   incidents(accountId: number, from: number, to: number): Promise<Incident[]>;
+  loadNotificationConfig(): Promise<NotificationConfig>;
+  saveNotificationObject(kind: 'destination' | 'channel' | 'workflow', object: Destination | Channel | Workflow): Promise<void>;
+  deleteNotificationObject(kind: 'destination' | 'channel' | 'workflow', accountId: number, id: string): Promise<void>;
+  /** Outbox entries not yet sent or given up, oldest first. */
+  pendingNotifications(): Promise<OutboxEntry[]>;
+  markNotification(key: string, status: 'SENT' | 'FAILED', attempts: number, at: number): Promise<void>;
+  /** The log: every entry with its status (tests, explainability). */
+  notificationLog(accountId: number): Promise<Array<OutboxEntry & { status: string; attempts: number }>>;
 }

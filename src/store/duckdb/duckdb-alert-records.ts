@@ -1,7 +1,10 @@
 import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
 import type { AlertPolicy, Incident, Issue, NrqlCondition } from '../../alerts/alert-model.js';
 import type { ConditionEvaluatorState } from '../../alerts/condition-evaluator.js';
-import type { AlertRecords, AlertSnapshot, AlertStateChange, StoredCondition, StoredPolicy } from '../alert-records.js';
+import type { Channel, Destination, Workflow } from '../../alerts/notification-model.js';
+import type { AlertRecords, AlertSnapshot, AlertStateChange, NotificationConfig, OutboxEntry, StoredCondition, StoredPolicy } from '../alert-records.js';
+
+const NOTIFICATION_TABLES = { destination: 'alert_destinations', channel: 'alert_channels', workflow: 'alert_workflows' } as const;
 import type { Database } from './database.js';
 import { withOwnConnection } from './own-connection.js';
 
@@ -70,7 +73,8 @@ export class DuckDbAlertRecords implements AlertRecords {
   }
 
   commit(change: AlertStateChange): Promise<void> {
-    if (change.evaluatorStates.size === 0 && change.incidents.length === 0 && change.issues.length === 0) return Promise.resolve();
+    const outbox = change.outbox ?? [];
+    if (change.evaluatorStates.size === 0 && change.incidents.length === 0 && change.issues.length === 0 && outbox.length === 0) return Promise.resolve();
     return this.transaction(async (c) => {
       const deleteState = await c.prepare('DELETE FROM alert_evaluator_states WHERE condition_id = $1');
       const insertState = await c.prepare('INSERT INTO alert_evaluator_states VALUES ($1, $2)');
@@ -92,6 +96,13 @@ export class DuckDbAlertRecords implements AlertRecords {
           issue.id, issue.accountId, issue.state, issue.createdAt, issue.closedAt, JSON.stringify(issue),
         ] as DuckDBValue[]);
       }
+      for (const entry of outbox) {
+        await c.run(
+          `INSERT INTO alert_notifications SELECT $1, $2, $3, $4, $5, 'PENDING', 0, $6, $6
+           WHERE NOT EXISTS (SELECT 1 FROM alert_notifications WHERE key = $1)`,
+          [entry.key, entry.accountId, entry.issueId, entry.channelId, JSON.stringify(entry), entry.createdAt] as DuckDBValue[],
+        );
+      }
     });
   }
 
@@ -109,6 +120,48 @@ export class DuckDbAlertRecords implements AlertRecords {
       [accountId, from, to],
     );
     return rows.map((r) => JSON.parse(r.body) as Incident);
+  }
+
+  async loadNotificationConfig(): Promise<NotificationConfig> {
+    const read = async <T>(table: string) => (await this.db.all<{ body: string }>(`SELECT body FROM ${table} ORDER BY rowid`)).map((r) => JSON.parse(r.body) as T);
+    return {
+      destinations: await read<Destination>(NOTIFICATION_TABLES.destination),
+      channels: await read<Channel>(NOTIFICATION_TABLES.channel),
+      workflows: await read<Workflow>(NOTIFICATION_TABLES.workflow),
+    };
+  }
+
+  saveNotificationObject(kind: 'destination' | 'channel' | 'workflow', object: Destination | Channel | Workflow): Promise<void> {
+    const table = NOTIFICATION_TABLES[kind];
+    return this.transaction(async (c) => {
+      await c.run(`DELETE FROM ${table} WHERE id = $1`, [object.id]);
+      await c.run(`INSERT INTO ${table} VALUES ($1, $2, $3)`, [object.id, object.accountId, JSON.stringify(object)]);
+    });
+  }
+
+  deleteNotificationObject(kind: 'destination' | 'channel' | 'workflow', accountId: number, id: string): Promise<void> {
+    return this.transaction(async (c) => {
+      await c.run(`DELETE FROM ${NOTIFICATION_TABLES[kind]} WHERE account_id = $1 AND id = $2`, [accountId, id]);
+    });
+  }
+
+  async pendingNotifications(): Promise<OutboxEntry[]> {
+    const rows = await this.db.all<{ body: string }>("SELECT body FROM alert_notifications WHERE status = 'PENDING' ORDER BY created_at, rowid");
+    return rows.map((r) => JSON.parse(r.body) as OutboxEntry);
+  }
+
+  markNotification(key: string, status: 'SENT' | 'FAILED', attempts: number, at: number): Promise<void> {
+    return this.transaction(async (c) => {
+      await c.run('UPDATE alert_notifications SET status = $2, attempts = $3, updated_at = $4 WHERE key = $1', [key, status, attempts, at]);
+    });
+  }
+
+  async notificationLog(accountId: number): Promise<Array<OutboxEntry & { status: string; attempts: number }>> {
+    const rows = await this.db.all<{ body: string; status: string; attempts: number }>(
+      'SELECT body, status, attempts FROM alert_notifications WHERE account_id = $1 ORDER BY created_at, rowid',
+      [accountId],
+    );
+    return rows.map((r) => ({ ...(JSON.parse(r.body) as OutboxEntry), status: r.status, attempts: Number(r.attempts) }));
   }
 
   private transaction(work: (c: DuckDBConnection) => Promise<void>): Promise<void> {

@@ -360,6 +360,23 @@ CREATE TABLE alert_issues (
   closed_at BIGINT,
   body VARCHAR NOT NULL
 );
+-- Notification destinations, channels and workflows (NerdGraph's aiNotifications and aiWorkflows).
+CREATE TABLE alert_destinations (id VARCHAR NOT NULL, account_id INTEGER NOT NULL, body VARCHAR NOT NULL);
+CREATE TABLE alert_channels (id VARCHAR NOT NULL, account_id INTEGER NOT NULL, body VARCHAR NOT NULL);
+CREATE TABLE alert_workflows (id VARCHAR NOT NULL, account_id INTEGER NOT NULL, body VARCHAR NOT NULL);
+-- The notification outbox and log: one row per (issue, channel, trigger, issue updatedAt), written in
+-- the transaction of the issue change it announces, so a restart neither loses nor repeats one.
+CREATE TABLE alert_notifications (
+  key VARCHAR NOT NULL,
+  account_id INTEGER NOT NULL,
+  issue_id VARCHAR NOT NULL,
+  channel_id VARCHAR NOT NULL,
+  body VARCHAR NOT NULL,            -- the outbox entry as JSON: workflow, trigger, rendered payload
+  status VARCHAR NOT NULL,          -- PENDING, SENT or FAILED
+  attempts INTEGER NOT NULL,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL
+);
 `,
   },
 ];
