@@ -157,3 +157,59 @@ test('aiIssues after an evaluation: the issue and incident, ack, resolve, and th
   const again = await graphData(ts, `mutation { aiIssuesResolveIssue(accountId: 1, issueId: "${issueId}") { error result { action } } }`);
   assert.deepEqual(again, { aiIssuesResolveIssue: { error: `Issue ${issueId} Not Found in account 1, or it is closed`, result: null } });
 });
+
+test('destinations, channels and workflows: the reference documents, the spec selection, payload errors and another account', async () => {
+  const DEST = 'mutation($a:Int,$d:AiNotificationsDestinationInput!){aiNotificationsCreateDestination(accountId:$a,destination:$d){destination{id name type active status properties{key value} auth{... on AiNotificationsBasicAuth{authType user}}} errors{... on AiNotificationsResponseError{description type details}}}}';
+  const dest = (await graphData(ts, DEST, { a: 1, d: { name: 'oncall-bridge', type: 'WEBHOOK', properties: [{ key: 'url', value: 'https://hooks.example.test/nr' }], auth: { type: 'BASIC', basic: { user: 'nr', password: 's3cr3t' } } } })).aiNotificationsCreateDestination;
+  const destinationId = dest.destination.id;
+  assert.deepEqual(dest, {
+    destination: { id: destinationId, name: 'oncall-bridge', type: 'WEBHOOK', active: true, status: 'DEFAULT', properties: [{ key: 'url', value: 'https://hooks.example.test/nr' }], auth: { authType: 'BASIC', user: 'nr' } },
+    errors: [],
+  });
+  const CHANNEL = 'mutation($a:Int!,$c:AiNotificationsChannelInput!){aiNotificationsCreateChannel(accountId:$a,channel:$c){channel{id name type product destinationId active status properties{key value label}} errors{... on AiNotificationsResponseError{description type details}}}}';
+  const template = '{"id": {{ json issueId }}, "state": {{ json state }}}';
+  const channel = (await graphData(ts, CHANNEL, { a: 1, c: { name: 'oncall-bridge payload', type: 'WEBHOOK', product: 'IINT', destinationId, properties: [{ key: 'payload', label: 'Payload Template', value: template }] } })).aiNotificationsCreateChannel;
+  const channelId = channel.channel.id;
+  assert.deepEqual(channel, {
+    channel: { id: channelId, name: 'oncall-bridge payload', type: 'WEBHOOK', product: 'IINT', destinationId, active: true, status: 'DEFAULT', properties: [{ key: 'payload', value: template, label: 'Payload Template' }] },
+    errors: [],
+  });
+  const badTemplate = (await graphData(ts, CHANNEL, { a: 1, c: { name: 'bad', type: 'WEBHOOK', product: 'IINT', destinationId, properties: [{ key: 'payload', value: '{"id": {{ issueId }}' }] } })).aiNotificationsCreateChannel;
+  assert.equal(badTemplate.channel, null);
+  assert.equal(badTemplate.errors[0].type, 'INVALID_PARAMETER');
+  assert.match(badTemplate.errors[0].description, /^payload: The payload template does not render to valid JSON/);
+
+  const WORKFLOW = 'mutation($a:Int!,$w:AiWorkflowsCreateWorkflowInput!){aiWorkflowsCreateWorkflow(accountId:$a,createWorkflowData:$w){workflow{id guid name workflowEnabled destinationsEnabled mutingRulesHandling issuesFilter{id name type predicates{attribute operator values}} destinationConfigurations{channelId name type notificationTriggers}} errors{description type}}}';
+  const created = (await graphData(ts, WORKFLOW, { a: 1, w: { name: 'checkout on-call', mutingRulesHandling: 'DONT_NOTIFY_FULLY_MUTED_ISSUES', issuesFilter: { name: 'checkout policy', type: 'FILTER', predicates: [{ attribute: 'labels.policyIds', operator: 'EXACTLY_MATCHES', values: ['618204'] }] }, destinationConfigurations: [{ channelId, notificationTriggers: ['ACTIVATED', 'CLOSED'] }] } })).aiWorkflowsCreateWorkflow;
+  const w = created.workflow;
+  assert.deepEqual(created, {
+    workflow: {
+      id: w.id, guid: b64(`1|AIOPS|WORKFLOW|${w.id}`), name: 'checkout on-call', workflowEnabled: true, destinationsEnabled: true, mutingRulesHandling: 'DONT_NOTIFY_FULLY_MUTED_ISSUES',
+      issuesFilter: { id: w.issuesFilter.id, name: 'checkout policy', type: 'FILTER', predicates: [{ attribute: 'labels.policyIds', operator: 'EXACTLY_MATCHES', values: ['618204'] }] },
+      destinationConfigurations: [{ channelId, name: 'oncall-bridge payload', type: 'WEBHOOK', notificationTriggers: ['ACTIVATED', 'CLOSED'] }],
+    },
+    errors: [],
+  });
+  const again = (await graphData(ts, WORKFLOW, { a: 1, w: { name: 'second', mutingRulesHandling: 'NOTIFY_ALL_ISSUES', destinationConfigurations: [{ channelId }] } })).aiWorkflowsCreateWorkflow;
+  assert.deepEqual([again.workflow, again.errors.map((e: any) => e.type)], [null, ['DUPLICATE']]);
+
+  // The spec's selection (service-interface §2.3).
+  const SPEC = '{ actor { account(id: 1) { aiWorkflows { workflows(filters: {nameLike: "on-call"}) { entities { guid name workflowEnabled destinationConfigurations { channelId name type } destinationsEnabled lastRun } nextCursor totalCount } } aiNotifications { destinations { entities { id name } totalCount } channels(filters: {destinationId: "' + destinationId + '"}) { entities { id } totalCount } } } } }';
+  assert.deepEqual((await graphData(ts, SPEC)).actor.account, {
+    aiWorkflows: { workflows: { entities: [{ guid: w.guid, name: 'checkout on-call', workflowEnabled: true, destinationConfigurations: [{ channelId, name: 'oncall-bridge payload', type: 'WEBHOOK' }], destinationsEnabled: true, lastRun: null }], nextCursor: null, totalCount: 1 } },
+    aiNotifications: { destinations: { entities: [{ id: destinationId, name: 'oncall-bridge' }], totalCount: 1 }, channels: { entities: [{ id: channelId }], totalCount: 1 } },
+  });
+
+  // Account B: refusals in the payloads, and nothing of account 1 in its own lists.
+  const asB = (await graphData(ts, `mutation { aiNotificationsDeleteDestination(accountId: 1, destinationId: "${destinationId}") { ids errors { type description } } }`, undefined, { key: keyB })).aiNotificationsDeleteDestination;
+  assert.deepEqual(asB, { ids: null, errors: [{ type: 'UNAUTHORIZED_ACCOUNT', description: 'Access denied: this API key cannot reach account 1' }] });
+  const wfB = (await graphData(ts, `mutation { aiWorkflowsDeleteWorkflow(accountId: ${accountB}, deleteChannels: false, id: "${w.id}") { id errors { type description } } }`, undefined, { key: keyB })).aiWorkflowsDeleteWorkflow;
+  assert.deepEqual(wfB, { id: null, errors: [{ type: 'INVALID_PARAMETER', description: `Workflow ${w.id} Not Found` }] });
+  const listB = await graphData(ts, `{ actor { account(id: ${accountB}) { aiWorkflows { workflows { totalCount } } aiNotifications { destinations { totalCount } } } } }`, undefined, { key: keyB });
+  assert.deepEqual(listB.actor.account, { aiWorkflows: { workflows: { totalCount: 0 } }, aiNotifications: { destinations: { totalCount: 0 } } });
+
+  const inUse = (await graphData(ts, `mutation { aiNotificationsDeleteDestination(accountId: 1, destinationId: "${destinationId}") { ids errors { type } } }`)).aiNotificationsDeleteDestination;
+  assert.deepEqual(inUse, { ids: null, errors: [{ type: 'ENTITY_IN_USE' }] });
+  assert.deepEqual(await graphData(ts, `mutation { aiWorkflowsDeleteWorkflow(accountId: 1, deleteChannels: true, id: "${w.id}") { id errors { type } } }`), { aiWorkflowsDeleteWorkflow: { id: w.id, errors: [] } });
+  assert.deepEqual(await graphData(ts, `mutation { aiNotificationsDeleteDestination(accountId: 1, destinationId: "${destinationId}") { ids errors { type } } }`), { aiNotificationsDeleteDestination: { ids: [destinationId], errors: [] } });
+});

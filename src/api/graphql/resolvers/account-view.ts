@@ -1,6 +1,7 @@
 import type { GraphContext } from '../graph-context.js';
 import { checkedWindow } from '../time-window-input.js';
 import { AiIssuesAccountView, AlertsAccountView } from './alert-resolvers.js';
+import { AiNotificationsAccountView, AiWorkflowsAccountView } from './notification-resolvers.js';
 import { graphErrorOf, nrqlQueryProgress, runNrql, type NrqlArgs } from './nrql-resolvers.js';
 
 
@@ -25,6 +26,14 @@ export class AccountView {
 
   aiIssues() {
     return new AiIssuesAccountView(this.id);
+  }
+
+  aiNotifications() {
+    return new AiNotificationsAccountView(this.id);
+  }
+
+  aiWorkflows() {
+    return new AiWorkflowsAccountView(this.id);
   }
 
   reportingEventTypes(args: { filter?: string[] | null; timeWindow?: { startTime: number; endTime: number } | null }, ctx: GraphContext) {
