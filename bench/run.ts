@@ -89,6 +89,7 @@ const BENCHES: Record<string, (flags: Flags) => Promise<unknown>> = {
   nrql: async (flags) => (await import('./nrql.js')).nrqlBench(flags.values),
   'nrql-parser': async () => (await import('./nrql-parser.js')).nrqlParserBench(),
   graph: async (flags) => (await import('./graph.js')).graphBench(flags.values),
+  alerts: async (flags) => (await import('./alerts.js')).alertsBench(flags.values),
   'rest-limits': async () => {
     const { formatRestLimitsResult, runRestLimits } = await import('./rest-limits.js');
     const result = await runRestLimits();

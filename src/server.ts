@@ -115,7 +115,7 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
       records: store.alerts,
       nrql: new NrqlEngine({ executor, dictionaries: storeDictionaries(catalog, metrics), clock }),
       clock,
-      intervalMs: options.alertIntervalMs ?? 60_000,
+      intervalMs: options.alertIntervalMs ?? config.alertIntervalMs ?? 60_000,
       log: (message, error) => logger.warn({ err: error }, message),
       writeEvents: (rows) => writer.write(rows),
       ...(options.alertWebhook ? { webhook: options.alertWebhook } : {}),
