@@ -24,6 +24,7 @@ import { DuckDbStore } from './store/duckdb/duckdb-store.js';
 import type { EntityStores } from './store/entity-stores.js';
 import type { MetricIndex } from './store/metric-index.js';
 import { openStore } from './store/open-store.js';
+import { QueryAdmission } from './nrql/query-admission.js';
 import type { Store } from './store/store.js';
 
 export interface RunningServer {
@@ -52,6 +53,8 @@ export interface RunningServer {
   readonly alerts: AlertService;
   /** Moves old timeslices into clustered order on a timer; `compactOnce()` runs it now. */
   readonly compactor: Pick<Store, 'compactOnce'>;
+  /** Admits the queries of every surface (TIMESLICE_QUERY_*). */
+  readonly admission: QueryAdmission;
   /** Stops accepting, waits for requests in flight, commits pending writes, closes the store. */
   close(): Promise<void>;
 }
@@ -76,6 +79,7 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
   const store = await openStore({
     engine: config.store, dataDir: config.dataDir, memoryLimit: config.memoryLimit, clock, compaction: config.compaction,
     maxMetricNamesPerApp: config.maxMetricNamesPerApp, ...(options.maxQueuedRows !== undefined ? { maxQueuedRows: options.maxQueuedRows } : {}),
+    ...(config.duckdbThreads ? { threads: config.duckdbThreads } : {}),
   });
   let ready = false;
   let collector: FastifyInstance | undefined;
@@ -111,9 +115,11 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
     }));
     await collector.register(eventApiPlugin({ catalog, writer, clock }));
     await collector.register(collectorDeploymentsPlugin({ catalog, deployments, clock, sunset: config.restSunset, usage: apiUsage, limiter: rateLimits.rest }));
+    const admission = new QueryAdmission(config.queryAdmission);
+    // Conditions' queries take their turn with every other query (one at a time: a cycle is sequential).
     alerts = await AlertService.open({
       records: store.alerts,
-      nrql: new NrqlEngine({ executor, dictionaries: storeDictionaries(catalog, metrics), clock }),
+      nrql: new NrqlEngine({ executor, dictionaries: storeDictionaries(catalog, metrics), clock, admission }),
       clock,
       intervalMs: options.alertIntervalMs ?? config.alertIntervalMs ?? 60_000,
       log: (message, error) => logger.warn({ err: error }, message),
@@ -124,7 +130,7 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
     });
     api = await buildApiApp({
       catalog, metrics, executor, clock, entities, ready: () => ready, logger,
-      deployments, writer, restSunset: config.restSunset, apiUsage, rateLimits, alerts,
+      deployments, writer, restSunset: config.restSunset, apiUsage, rateLimits, alerts, admission,
     });
     await collector.listen({ host: config.host, port: config.collectorPort });
     collectorPort = (collector.server.address() as { port: number }).port;
@@ -148,7 +154,7 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
       certPath: tls.certPath,
       databasePath,
       createdKeys: keysToShow,
-      store, db: store.db, catalog, metrics, entities, writer, api: a, compactor: store, apiUsage, alerts: alerting,
+      store, db: store.db, catalog, metrics, entities, writer, api: a, compactor: store, apiUsage, admission, alerts: alerting,
       close: () => (closing ??= (async () => {
         ready = false;
         await c.close();
