@@ -21,7 +21,7 @@ const MIN = 60_000;
 export interface AlertBenchResult {
   readonly apps: number;
   readonly conditions: number;
-  readonly cycles: ReadonlyArray<{ minute: number; wallMs: number; cpuMs: number; incidentsOpened: number; queries: number; failures: number }>;
+  readonly cycles: ReadonlyArray<{ minute: number; wallMs: number; cpuMs: number; queryMs: number; commitMs: number; incidentsOpened: number; queries: number; failures: number }>;
   readonly cpuShareOfOneCore: number;
   readonly delayP50Ms: number;
   readonly delayP99Ms: number;
@@ -85,14 +85,14 @@ export async function alertsBench(values: ReadonlyMap<string, string>): Promise<
       const used = process.cpuUsage(cpu);
       const opened = (await server.store.alerts.incidents(1, T0, T0 + 24 * 60 * MIN)).length - before;
       for (let i = 0; i < opened; i++) delays.push(wallMs);
-      cycles.push({ minute, wallMs, cpuMs: (used.user + used.system) / 1000, incidentsOpened: opened, queries: cycle.queries, failures: cycle.failures });
+      cycles.push({ minute, wallMs, cpuMs: (used.user + used.system) / 1000, queryMs: cycle.queryMs, commitMs: cycle.commitMs, incidentsOpened: opened, queries: cycle.queries, failures: cycle.failures });
     }
     const steady = cycles.slice(1);
     const cpuShareOfOneCore = steady.reduce((s, c) => s + c.cpuMs, 0) / steady.length / MIN;
     delays.sort((a, b) => a - b);
     const result = { apps, conditions: conditionCount, cycles, cpuShareOfOneCore, delayP50Ms: percentile(delays, 50), delayP99Ms: percentile(delays, 99) };
     console.log(`alerts: ${conditionCount} conditions over ${apps} applications, ${minutes} one-minute cycles`);
-    for (const c of cycles) console.log(`  minute ${c.minute}: ${c.queries} queries (${c.failures} failed) in ${c.wallMs.toFixed(0)} ms wall, ${c.cpuMs.toFixed(0)} ms CPU, ${c.incidentsOpened} incidents opened`);
+    for (const c of cycles) console.log(`  minute ${c.minute}: ${c.queries} queries (${c.failures} failed) in ${c.wallMs.toFixed(0)} ms wall (queries ${c.queryMs.toFixed(0)}, commit ${c.commitMs.toFixed(0)}), ${c.cpuMs.toFixed(0)} ms CPU, ${c.incidentsOpened} incidents opened`);
     console.log(`  CPU per minute of evaluation: ${(cpuShareOfOneCore * 100).toFixed(1)} % of one core (cycles after the first)`);
     console.log(`  cycle start → incident committed: p50 ${result.delayP50Ms.toFixed(0)} ms, p99 ${result.delayP99Ms.toFixed(0)} ms over ${delays.length} incidents`);
     return result;

@@ -43,6 +43,9 @@ export interface EvaluationCycle {
   readonly failures: number;
   readonly events: number;
   readonly elapsedMs: number;
+  /** Of elapsedMs: waiting for the conditions' queries, and committing the cycle's changes. */
+  readonly queryMs: number;
+  readonly commitMs: number;
 }
 
 /**
@@ -256,6 +259,7 @@ export class AlertService {
       let queries = 0;
       let failures = 0;
       const evaluated: string[] = [];
+      let queryMs = 0;
       for (const id of this.engine.conditionIds()) {
         const condition = this.engine.condition(id)!;
         if (!condition.enabled) continue;
@@ -270,7 +274,9 @@ export class AlertService {
         try {
           queries += 1;
           const text = evaluationQuery(condition.query, sig.aggregationWindow, sig.slideBy, from, to);
+          const asked = performance.now();
           const answer = await this.deps.nrql.run(text, { accountIds: [condition.accountId] });
+          queryMs += performance.now() - asked;
           events.push(...this.engine.observe(id, observationsOf(answer, condition.facets.length, stepMs, now), now));
         } catch (error) {
           failures += 1;
@@ -278,8 +284,10 @@ export class AlertService {
         }
       }
       events.push(...this.engine.tick(now));
+      const committing = performance.now();
       await this.commit(events, evaluated, []);
-      return { conditions: evaluated.length, queries, failures, events: events.length, elapsedMs: performance.now() - started };
+      const commitMs = performance.now() - committing;
+      return { conditions: evaluated.length, queries, failures, events: events.length, elapsedMs: performance.now() - started, queryMs, commitMs };
     });
   }
 

@@ -84,17 +84,22 @@ export class DuckDbAlertRecords implements AlertRecords {
         insertState.bind([Number(conditionId), JSON.stringify(state)]);
         await insertState.run();
       }
+      // Prepared once per commit: a cycle that opens thousands of incidents binds, it does not re-plan.
+      const deleteIncident = await c.prepare('DELETE FROM alert_incidents WHERE id = $1');
+      const insertIncident = await c.prepare('INSERT INTO alert_incidents VALUES ($1, $2, $3, $4, $5, $6, $7)');
       for (const i of change.incidents) {
-        await c.run('DELETE FROM alert_incidents WHERE id = $1', [i.id]);
-        await c.run('INSERT INTO alert_incidents VALUES ($1, $2, $3, $4, $5, $6, $7)', [
-          i.id, i.accountId, Number(i.conditionId), i.issueId, i.detectedAt, i.closeDetectedAt, JSON.stringify(i),
-        ] as DuckDBValue[]);
+        deleteIncident.bind([i.id]);
+        await deleteIncident.run();
+        insertIncident.bind([i.id, i.accountId, Number(i.conditionId), i.issueId, i.detectedAt, i.closeDetectedAt, JSON.stringify(i)] as DuckDBValue[]);
+        await insertIncident.run();
       }
+      const deleteIssue = await c.prepare('DELETE FROM alert_issues WHERE id = $1');
+      const insertIssue = await c.prepare('INSERT INTO alert_issues VALUES ($1, $2, $3, $4, $5, $6)');
       for (const issue of change.issues) {
-        await c.run('DELETE FROM alert_issues WHERE id = $1', [issue.id]);
-        await c.run('INSERT INTO alert_issues VALUES ($1, $2, $3, $4, $5, $6)', [
-          issue.id, issue.accountId, issue.state, issue.createdAt, issue.closedAt, JSON.stringify(issue),
-        ] as DuckDBValue[]);
+        deleteIssue.bind([issue.id]);
+        await deleteIssue.run();
+        insertIssue.bind([issue.id, issue.accountId, issue.state, issue.createdAt, issue.closedAt, JSON.stringify(issue)] as DuckDBValue[]);
+        await insertIssue.run();
       }
       for (const entry of outbox) {
         await c.run(
