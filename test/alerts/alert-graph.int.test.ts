@@ -213,3 +213,116 @@ test('destinations, channels and workflows: the reference documents, the spec se
   assert.deepEqual(await graphData(ts, `mutation { aiWorkflowsDeleteWorkflow(accountId: 1, deleteChannels: true, id: "${w.id}") { id errors { type } } }`), { aiWorkflowsDeleteWorkflow: { id: w.id, errors: [] } });
   assert.deepEqual(await graphData(ts, `mutation { aiNotificationsDeleteDestination(accountId: 1, destinationId: "${destinationId}") { ids errors { type } } }`), { aiNotificationsDeleteDestination: { ids: [destinationId], errors: [] } });
 });
+
+// newrelic-client-go's NRQL condition documents (pkg/alerts/nrql_conditions.go: the struct fields and the
+// baseline and static fragments, assembled as the client assembles them), replayed as it sends them.
+const CG_FIELDS = `
+    id
+    name
+    nrql {
+      evaluationOffset
+      query
+      dataAccountId
+    }
+    enabled
+    entityGuid
+    description
+    titleTemplate
+    policyId
+    runbookUrl
+    terms {
+      operator
+      priority
+      threshold
+      thresholdDuration
+      thresholdOccurrences
+    }
+    type
+    violationTimeLimit
+    violationTimeLimitSeconds
+    expiration {
+      closeViolationsOnExpiration
+      expirationDuration
+      openViolationOnExpiration
+      ignoreOnExpectedTermination
+    }
+    signal {
+      aggregationWindow
+      evaluationOffset
+      evaluationDelay
+      fillOption
+      fillValue
+      aggregationMethod
+      aggregationDelay
+      aggregationTimer
+      slideBy
+    }
+  `;
+const CG_BASELINE = `
+		... on AlertsNrqlBaselineCondition {
+			baselineDirection
+			signalSeasonality
+		}
+	`;
+const CG_STATIC = `
+		... on AlertsNrqlStaticCondition {
+			terms {
+				prediction {
+					predictBy
+					preferPredictionViolation
+				}
+			}
+		}
+	`;
+
+test("newrelic-client-go's condition documents: create, read, search and update", async () => {
+  const policyId = (await graphData(ts, POLICY_CREATE, { a: 1, p: { name: 'client-go', incidentPreference: 'PER_POLICY' } })).alertsPolicyCreate.id;
+  const create = `
+		mutation($accountId: Int!, $policyId: ID!, $condition: AlertsNrqlConditionStaticInput!) {
+			alertsNrqlConditionStaticCreate(accountId: $accountId, policyId: $policyId, condition: $condition) {${CG_FIELDS}${CG_STATIC} } }`;
+  const condition = {
+    name: 'cg', enabled: true, description: 'from the client', runbookUrl: '', valueFunction: 'SINGLE_VALUE', violationTimeLimitSeconds: 3600,
+    nrql: { query: 'SELECT count(*) FROM Transaction' },
+    terms: [{ operator: 'ABOVE', priority: 'CRITICAL', threshold: 10, thresholdDuration: 300, thresholdOccurrences: 'AT_LEAST_ONCE' }],
+    expiration: { closeViolationsOnExpiration: true, expirationDuration: 600, openViolationOnExpiration: false },
+    signal: { aggregationWindow: 60, aggregationMethod: 'EVENT_TIMER', aggregationTimer: 30, fillOption: 'STATIC', fillValue: 0 },
+  };
+  const made = (await graphData(ts, create, { accountId: 1, policyId, condition })).alertsNrqlConditionStaticCreate;
+  const expected = {
+    id: made.id, name: 'cg', nrql: { evaluationOffset: null, query: 'SELECT count(*) FROM Transaction', dataAccountId: null }, enabled: true,
+    entityGuid: b64(`1|AIOPS|CONDITION|${made.id}`), description: 'from the client', titleTemplate: null, policyId, runbookUrl: '',
+    terms: [{ operator: 'ABOVE', priority: 'CRITICAL', threshold: 10, thresholdDuration: 300, thresholdOccurrences: 'AT_LEAST_ONCE', prediction: null }],
+    type: 'STATIC', violationTimeLimit: 'ONE_HOUR', violationTimeLimitSeconds: 3600,
+    expiration: { closeViolationsOnExpiration: true, expirationDuration: 600, openViolationOnExpiration: false, ignoreOnExpectedTermination: false },
+    signal: { aggregationWindow: 60, evaluationOffset: null, evaluationDelay: null, fillOption: 'STATIC', fillValue: 0, aggregationMethod: 'EVENT_TIMER', aggregationDelay: null, aggregationTimer: 30, slideBy: null },
+  };
+  assert.deepEqual(made, expected);
+  const get = `
+		query ($accountId: Int!, $id: ID!) {
+			actor {
+				account(id: $accountId) {
+					alerts {
+						nrqlCondition(id: $id) {${CG_FIELDS}${CG_BASELINE}${CG_STATIC}} } } } }`;
+  assert.deepEqual((await graphData(ts, get, { accountId: 1, id: made.id })).actor.account.alerts.nrqlCondition, expected);
+  const search = `
+		query($accountId: Int!, $searchCriteria: AlertsNrqlConditionsSearchCriteriaInput, $cursor: String) {
+			actor {
+				account(id: $accountId) {
+					alerts {
+						nrqlConditionsSearch(searchCriteria: $searchCriteria, cursor: $cursor) {
+							nextCursor
+							totalCount
+							nrqlConditions {${CG_FIELDS}${CG_BASELINE}${CG_STATIC}} } } } } }`;
+  const found = (await graphData(ts, search, { accountId: 1, searchCriteria: { policyId } })).actor.account.alerts.nrqlConditionsSearch;
+  assert.deepEqual(found, { nextCursor: null, totalCount: 1, nrqlConditions: [expected] });
+  // client-go's update sends the whole signal with nulls for what it does not set: those reset to their
+  // defaults, while keys it leaves out (the fill) keep their values.
+  const update = `
+		mutation($accountId: Int!, $id: ID!, $condition: AlertsNrqlConditionUpdateStaticInput!) {
+			alertsNrqlConditionStaticUpdate(accountId: $accountId, id: $id, condition: $condition) {${CG_FIELDS}${CG_STATIC} } }`;
+  const updated = (await graphData(ts, update, {
+    accountId: 1, id: made.id,
+    condition: { name: 'cg2', runbookUrl: '', titleTemplate: null, nrql: { query: 'SELECT count(*) FROM Transaction', evaluationOffset: null }, signal: { aggregationWindow: 60, aggregationMethod: null, aggregationDelay: null, aggregationTimer: null, slideBy: null } },
+  })).alertsNrqlConditionStaticUpdate;
+  assert.deepEqual([updated.name, updated.runbookUrl, updated.signal], ['cg2', '', { aggregationWindow: 60, evaluationOffset: null, evaluationDelay: null, fillOption: 'STATIC', fillValue: 0, aggregationMethod: 'EVENT_FLOW', aggregationDelay: 120, aggregationTimer: null, slideBy: null }]);
+});
