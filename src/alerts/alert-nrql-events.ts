@@ -1,8 +1,7 @@
 import { CUSTOM_EVENTS, Rows } from '../store/append-tables.js';
 import { attributeJson } from '../store/attribute-json.js';
-import { INTEGRATION_ERROR_EVENT_TYPE } from '../ingest/integration-error.js';
-import { operatorSymbol, type Incident, type Issue, type IssueEvent } from './alert-model.js';
-import type { AlertEvent } from './alert-engine.js';
+import { operatorSymbol, type Incident, type Issue, type IssueEvent } from '../domain/alerts/alert-model.js';
+import type { AlertEvent } from '../domain/alerts/alert-engine.js';
 
 /**
  * Alerting's own events, queryable by NRQL as New Relic's are (reference §4.13): one NrAiIncident per
@@ -71,5 +70,5 @@ export function notificationRow(rows: Rows, accountId: number, at: number, attri
 }
 
 export function notificationErrorRow(rows: Rows, accountId: number, at: number, attributes: Record<string, unknown>): void {
-  rows.push(accountId, 0, 0, 0, at, INTEGRATION_ERROR_EVENT_TYPE, attributeJson({ category: 'NotificationError', ...attributes }));
+  rows.push(accountId, 0, 0, 0, at, 'NrIntegrationError', attributeJson({ category: 'NotificationError', ...attributes }));
 }

@@ -3,8 +3,8 @@ import { format } from '../nrql/format.js';
 import { NrqlError, positionOf } from '../nrql/nrql-error.js';
 import { parse } from '../nrql/parser.js';
 import type { NrqlAnswer } from '../nrql/nrql-engine.js';
-import type { WindowObservation } from './condition-evaluator.js';
-import type { ConditionValidationError } from './condition-input.js';
+import type { WindowObservation } from '../domain/alerts/condition-evaluator.js';
+import type { ConditionValidationError } from '../domain/alerts/condition-input.js';
 
 /** Signals a condition tracks at most: its FACET LIMIT when evaluated (New Relic: 5000 facet values). */
 export const MAX_SIGNALS_PER_CONDITION = 5000;

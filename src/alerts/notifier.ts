@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { CUSTOM_EVENTS, Rows } from '../store/append-tables.js';
 import type { AlertRecords, OutboxEntry } from '../store/alert-records.js';
-import type { Issue } from './alert-model.js';
-import type { AlertEvent } from './alert-engine.js';
+import type { Issue } from '../domain/alerts/alert-model.js';
+import type { AlertEvent } from '../domain/alerts/alert-engine.js';
 import { notificationErrorRow, notificationRow } from './alert-nrql-events.js';
-import { issueAttributes, issueMatches } from './issues-filter.js';
-import type { Channel, Destination, Workflow } from './notification-model.js';
-import { DEFAULT_NOTIFICATION_TRIGGERS, notificationTriggerOf } from './notification-triggers.js';
-import { defaultPayload, renderTemplate, templateVariables } from './webhook-payload.js';
+import { issueAttributes, issueMatches } from '../domain/alerts/issues-filter.js';
+import type { Channel, Destination, Workflow } from '../domain/alerts/notification-model.js';
+import { DEFAULT_NOTIFICATION_TRIGGERS, notificationTriggerOf } from '../domain/alerts/notification-triggers.js';
+import { defaultPayload, renderTemplate, templateVariables } from '../domain/alerts/webhook-payload.js';
 import { DEFAULT_WEBHOOK_OPTIONS, sendWebhook, type WebhookOptions } from './webhook-sender.js';
 
 export interface NotifierDeps {

@@ -1,6 +1,6 @@
-import type { AlertPolicy, Incident, Issue, NrqlCondition } from '../alerts/alert-model.js';
-import type { ConditionEvaluatorState } from '../alerts/condition-evaluator.js';
-import type { Channel, Destination, Workflow } from '../alerts/notification-model.js';
+import type { AlertPolicy, Incident, Issue, NrqlCondition } from '../domain/alerts/alert-model.js';
+import type { ConditionEvaluatorState } from '../domain/alerts/condition-evaluator.js';
+import type { Channel, Destination, Workflow } from '../domain/alerts/notification-model.js';
 
 /** One notification to send: decided (and its body rendered) when the issue changed. */
 export interface OutboxEntry {

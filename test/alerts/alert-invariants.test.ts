@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { PRIORITY_RANK, type Incident } from '../../src/alerts/alert-model.js';
-import type { AlertEngine } from '../../src/alerts/alert-engine.js';
+import { PRIORITY_RANK, type Incident } from '../../src/domain/alerts/alert-model.js';
+import type { AlertEngine } from '../../src/domain/alerts/alert-engine.js';
 import { runConditionScript, type ConditionScript } from './condition-script.js';
 
 // The invariants of alerts reference §7.2, over random conditions, series (gaps, lags, out-of-order

@@ -1,8 +1,8 @@
-import type { AlertPolicy, EntityAlertSeverity, Incident, IncidentPreference, Issue } from '../../src/alerts/alert-model.js';
-import { AlertEngine, emptyAlertEngineState, type AlertEvent } from '../../src/alerts/alert-engine.js';
-import { buildNrqlCondition, type NrqlConditionInput } from '../../src/alerts/condition-input.js';
-import { notificationTriggerOf } from '../../src/alerts/notification-triggers.js';
-import type { WindowObservation } from '../../src/alerts/condition-evaluator.js';
+import type { AlertPolicy, EntityAlertSeverity, Incident, IncidentPreference, Issue } from '../../src/domain/alerts/alert-model.js';
+import { AlertEngine, emptyAlertEngineState, type AlertEvent } from '../../src/domain/alerts/alert-engine.js';
+import { buildNrqlCondition, type NrqlConditionInput } from '../../src/domain/alerts/condition-input.js';
+import { notificationTriggerOf } from '../../src/domain/alerts/notification-triggers.js';
+import type { WindowObservation } from '../../src/domain/alerts/condition-evaluator.js';
 
 /**
  * The golden condition-test format (alerts reference §7.1), as JSON: a policy, its conditions,

@@ -1,7 +1,7 @@
 import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
-import type { AlertPolicy, Incident, Issue, NrqlCondition } from '../../alerts/alert-model.js';
-import type { ConditionEvaluatorState } from '../../alerts/condition-evaluator.js';
-import type { Channel, Destination, Workflow } from '../../alerts/notification-model.js';
+import type { AlertPolicy, Incident, Issue, NrqlCondition } from '../../domain/alerts/alert-model.js';
+import type { ConditionEvaluatorState } from '../../domain/alerts/condition-evaluator.js';
+import type { Channel, Destination, Workflow } from '../../domain/alerts/notification-model.js';
 import type { AlertRecords, AlertSnapshot, AlertStateChange, NotificationConfig, OutboxEntry, StoredCondition, StoredPolicy } from '../alert-records.js';
 
 const NOTIFICATION_TABLES = { destination: 'alert_destinations', channel: 'alert_channels', workflow: 'alert_workflows' } as const;

@@ -1,6 +1,6 @@
-import type { AlertPolicy, IncidentPreference, Incident, Issue, NrqlCondition } from '../../../alerts/alert-model.js';
+import type { AlertPolicy, IncidentPreference, Incident, Issue, NrqlCondition } from '../../../domain/alerts/alert-model.js';
 import { AlertNotFoundError, AlertValidationError, type AlertService } from '../../../alerts/alert-service.js';
-import type { NrqlConditionInput } from '../../../alerts/condition-input.js';
+import type { NrqlConditionInput } from '../../../domain/alerts/condition-input.js';
 import type { StoredCondition, StoredPolicy } from '../../../store/alert-records.js';
 import type { GraphContext } from '../graph-context.js';
 import { GraphError } from '../graph-errors.js';

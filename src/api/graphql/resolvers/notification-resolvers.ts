@@ -1,5 +1,5 @@
 import type { AlertService } from '../../../alerts/alert-service.js';
-import type { Channel, Destination, Workflow } from '../../../alerts/notification-model.js';
+import type { Channel, Destination, Workflow } from '../../../domain/alerts/notification-model.js';
 import type { NotificationError, Outcome, WorkflowInput } from '../../../alerts/notifier.js';
 import type { GraphContext } from '../graph-context.js';
 import { GraphError } from '../graph-errors.js';
