@@ -58,6 +58,7 @@ export interface EvaluationCycle {
 export class AlertService {
   private timer: NodeJS.Timeout | undefined;
   private queue: Promise<unknown> = Promise.resolve();
+  /** Creation and update times by `p<id>`/`pu<id>` (policies) and `c<id>`/`cu<id>` (conditions). */
   private readonly createdAt = new Map<string, number>();
 
   readonly notifier: Notifier;
@@ -91,10 +92,12 @@ export class AlertService {
     for (const p of snapshot.policies) {
       engine.setPolicy(p.policy);
       service.createdAt.set(`p${p.policy.id}`, p.createdAt);
+      service.createdAt.set(`pu${p.policy.id}`, p.updatedAt);
     }
     for (const c of snapshot.conditions) {
       engine.setCondition(c.condition, deps.clock.now());
       service.createdAt.set(`c${c.condition.id}`, c.createdAt);
+      service.createdAt.set(`cu${c.condition.id}`, c.updatedAt);
     }
     await service.notifier.load();
     // Notifications committed before a stop (or a kill) and not yet sent go out now, once.
@@ -160,6 +163,7 @@ export class AlertService {
       const stored = { policy, createdAt: this.createdAt.get(`p${id}`) ?? now, updatedAt: now };
       await this.deps.records.savePolicy(stored);
       this.engine.setPolicy(policy);
+      this.createdAt.set(`pu${id}`, now);
       return stored;
     });
   }
@@ -368,7 +372,7 @@ export class AlertService {
     const out: StoredPolicy[] = [];
     for (const id of this.policyIds()) {
       const policy = this.engine.policy(id)!;
-      out.push({ policy, createdAt: this.createdAt.get(`p${id}`) ?? 0, updatedAt: this.createdAt.get(`p${id}`) ?? 0 });
+      out.push({ policy, createdAt: this.createdAt.get(`p${id}`) ?? 0, updatedAt: this.createdAt.get(`pu${id}`) ?? this.createdAt.get(`p${id}`) ?? 0 });
     }
     return out.sort((a, b) => Number(a.policy.id) - Number(b.policy.id));
   }
