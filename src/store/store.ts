@@ -6,6 +6,7 @@ import type { Deployments } from './deployments.js';
 import type { EntityStores } from './entity-stores.js';
 import type { MetricIndex } from './metric-index.js';
 import type { PlanExecutor } from './plan-executor.js';
+import type { TraceStore } from './traces.js';
 
 /** The storage engines Timeslice can run on (configuration `TIMESLICE_STORE`). */
 export const STORE_ENGINES = ['duckdb'] as const;
@@ -45,6 +46,8 @@ export interface Store {
   readonly deployments: Deployments;
   /** Alert policies, conditions, evaluator state, incidents and issues. */
   readonly alerts: AlertRecords;
+  /** Error traces, transaction traces and slow SQL as agents sent them. */
+  readonly traces: TraceStore;
   /** Starts background upkeep (compaction, idle expiry) on timers. */
   start(): void;
   /** Runs one compaction now (moving old timeslices into clustered order); the timeslices moved. */
