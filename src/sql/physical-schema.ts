@@ -33,6 +33,11 @@ export interface SourceBranch {
   readonly typeColumn?: { readonly column: string; readonly value: string };
   readonly typed: Readonly<Record<string, TypedColumn>>;
   readonly attributeMaps: readonly string[];
+  /**
+   * Rows of this branch count only inside (`inside: true`) or only outside this part of the plan's
+   * window: hourly rollups answer their hours, 1-minute tables the rest (`TimesliceSource.hourly`).
+   */
+  readonly timeRange?: { readonly beginMs: number; readonly endMs: number; readonly inside: boolean };
 }
 
 /**

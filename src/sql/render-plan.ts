@@ -148,6 +148,12 @@ function branchConditions(plan: Filtered, branch: SourceBranch, scope: Scope): s
     `${time} >= ${bind({ timestampMs: plan.window.beginMs })}`,
     `${time} < ${bind({ timestampMs: plan.window.endMs })}`,
   ];
+  if (branch.timeRange) {
+    const { beginMs, endMs, inside } = branch.timeRange;
+    conditions.push(inside
+      ? `${time} >= ${bind({ timestampMs: beginMs })} AND ${time} < ${bind({ timestampMs: endMs })}`
+      : `(${time} < ${bind({ timestampMs: beginMs })} OR ${time} >= ${bind({ timestampMs: endMs })})`);
+  }
   if (branch.typeColumn) conditions.push(`${q(branch.typeColumn.column)} = ${bind(branch.typeColumn.value)}`);
   if (plan.where.kind !== 'true') conditions.push(renderPredicate(plan.where, scope));
   return conditions;
@@ -166,10 +172,13 @@ function renderFrom(plan: Filtered, source: PhysicalSource, leaves: readonly Row
     const branch = source.branches[0]!;
     const scope = branchScope(branch, dialect, bind);
     const from = () => {
-      const where = `WHERE ${branchConditions(plan, branch, scope).join(' AND ')}`;
-      return source.branches.length === 1
-        ? `FROM ${q(branch.table)}\n${where}`
-        : `FROM (${source.branches.map((b) => `SELECT * FROM ${q(b.table)} ${where}`).join(' UNION ALL ')}) AS ${q('source')}`;
+      if (source.branches.length === 1) return `FROM ${q(branch.table)}\nWHERE ${branchConditions(plan, branch, scope).join(' AND ')}`;
+      // Branches without a time range of their own share one condition (and its placeholders).
+      let shared: string | undefined;
+      const where = (b: SourceBranch) => (b.timeRange
+        ? `WHERE ${branchConditions(plan, b, scope).join(' AND ')}`
+        : (shared ??= `WHERE ${branchConditions(plan, b, scope).join(' AND ')}`));
+      return `FROM (${source.branches.map((b) => `SELECT * FROM ${q(b.table)} ${where(b)}`).join(' UNION ALL ')}) AS ${q('source')}`;
     };
     return { from, scope };
   }

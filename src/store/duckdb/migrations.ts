@@ -314,4 +314,25 @@ INSERT INTO entity_ids
   UNION ALL SELECT 'browser_applications', coalesce(max(id), 0) FROM browser_applications;
 `,
   },
+  {
+    version: 8,
+    name: 'hourly timeslice rollups and maintenance state',
+    sql: `
+-- One row per (account, app, host, instance, metric, scope) and closed hour: the hour's timeslices merged
+-- with the summary algebra (sums of counts, totals, exclusives and squares; min of mins; max of maxes; for
+-- Apdex rows S, T, F summed and apdex_t kept in min/max). Same columns as timeslices; ts is the hour.
+CREATE TABLE timeslices_hourly AS SELECT * FROM timeslices LIMIT 0;
+-- Background upkeep, one row per task: how far it got and when it last ran. The rollup's watermark
+-- (hours before it are rolled up) commits in the transaction that writes the hour, so an hour is rolled
+-- up exactly once, whatever kills the process. An upgraded store starts with no watermark: the rollup
+-- begins at its oldest timeslice, and reads use 1-minute data until then, so answers do not change.
+CREATE TABLE store_maintenance (
+  task VARCHAR NOT NULL,            -- rollup or retention
+  watermark TIMESTAMP,
+  last_run_at TIMESTAMP,
+  last_rows BIGINT NOT NULL
+);
+INSERT INTO store_maintenance VALUES ('rollup', NULL, NULL, 0), ('retention', NULL, NULL, 0);
+`,
+  },
 ];

@@ -5,7 +5,7 @@ import {
   CUSTOM_EVENTS_TABLE, ERROR_EVENTS_TABLE, LOG_EVENTS_TABLE, SPAN_EVENTS_TABLE, TIMESLICES_TABLE, TRANSACTION_EVENTS_TABLE,
   type ColumnType, type TableDescription,
 } from '../tables.js';
-import { TIMESLICE_TABLES } from './timeslice-compactor.js';
+import { HOURLY_TIMESLICES, TIMESLICE_TABLES } from './timeslice-compactor.js';
 
 const KIND: Readonly<Record<ColumnType, ColumnKind>> = { INTEGER: 'integer', DOUBLE: 'double', VARCHAR: 'string', BOOLEAN: 'boolean', TIMESTAMP: 'timestamp' };
 
@@ -45,14 +45,22 @@ function eventBranch(eventType: string): SourceBranch {
 
 function physicalSource(source: PlanSource): PhysicalSource {
   switch (source.kind) {
-    case 'timeslices':
-      // Recent rows in arrival order, older ones compacted (store/duckdb/timeslice-compactor.ts).
+    case 'timeslices': {
+      // Recent rows in arrival order, older ones compacted (store/duckdb/timeslice-compactor.ts);
+      // the hours `hourly` names from the rollups (store/duckdb/timeslice-upkeep.ts), the rest from those.
+      const branch = (table: string): SourceBranch => ({
+        table, eventType: 'Metric', accountColumn: 'account_id', timeColumn: 'ts', typed: TIMESLICE_COLUMNS, attributeMaps: [],
+      });
+      const hourly = source.hourly;
+      if (!hourly) return { uniform: true, branches: TIMESLICE_TABLES.map(branch) };
       return {
         uniform: true,
-        branches: TIMESLICE_TABLES.map((table) => ({
-          table, eventType: 'Metric', accountColumn: 'account_id', timeColumn: 'ts', typed: TIMESLICE_COLUMNS, attributeMaps: [],
-        })),
+        branches: [
+          ...TIMESLICE_TABLES.map((table) => ({ ...branch(table), timeRange: { ...hourly, inside: false } })),
+          { ...branch(HOURLY_TIMESLICES), timeRange: { ...hourly, inside: true } },
+        ],
       };
+    }
     case 'events':
       return { uniform: source.eventTypes.length === 1, branches: source.eventTypes.map(eventBranch) };
     case 'allCustomEvents':
@@ -78,7 +86,7 @@ const COLUMN_TYPE: Readonly<Record<ColumnKind, ColumnType>> = { integer: 'INTEGE
  */
 export function readColumns(): { table: string; column: string; type: ColumnType }[] {
   const sources: PlanSource[] = [
-    { kind: 'timeslices' },
+    { kind: 'timeslices', hourly: { beginMs: 0, endMs: 3_600_000 } },
     { kind: 'events', eventTypes: [...Object.keys(AGENT_EVENT_TABLES), 'AnyCustomType'] },
     { kind: 'allCustomEvents' },
   ];

@@ -1,0 +1,97 @@
+import type { AggregatePlan, TimeWindow } from './aggregate-plan.js';
+import type { AggregateCall, Predicate, RowExpr } from './expressions.js';
+
+export const HOUR_MS = 3_600_000;
+
+/** Which timeslices a store holds at which resolution, as of now. */
+export interface TimesliceCoverage {
+  /** Hours before this are rolled up (each exactly once); null: none yet. */
+  readonly hourlyUntilMs: number | null;
+}
+
+/** The resolution that answered a timeslice plan. */
+export type TimesliceResolution = 'minute' | 'hour' | 'mixed';
+
+/** Fields an hourly rollup keeps as they are: the row's identity. */
+const KEY_FIELDS: ReadonlySet<string> = new Set(['appId', 'hostId', 'instanceId', 'metricId', 'scopeId']);
+
+/** The aggregates whose value over rollups equals their value over the minutes rolled up. */
+const ROLLED_UP: Readonly<Record<string, ReadonlySet<string>>> = {
+  sum: new Set(['count', 'total', 'totalExclusive', 'sumOfSquares']),
+  min: new Set(['min']),
+  max: new Set(['max']),
+};
+
+function rowKeysOnly(expr: RowExpr): boolean {
+  switch (expr.kind) {
+    case 'field': return KEY_FIELDS.has(expr.name);
+    case 'literal': case 'eventType': return true;
+    case 'arith': return rowKeysOnly(expr.left) && rowKeysOnly(expr.right);
+    case 'cast': return rowKeysOnly(expr.expr);
+    case 'coalesce': return expr.items.every(rowKeysOnly);
+    case 'lookup': return rowKeysOnly(expr.expr);
+    case 'cases': return expr.cases.every((c) => predicateKeysOnly(c.when) && rowKeysOnly(c.then)) && (!expr.otherwise || rowKeysOnly(expr.otherwise));
+    default: {
+      const never: never = expr;
+      return never;
+    }
+  }
+}
+
+function predicateKeysOnly(p: Predicate): boolean {
+  switch (p.kind) {
+    case 'true': return true;
+    case 'compare': return rowKeysOnly(p.left) && rowKeysOnly(p.right);
+    case 'in': case 'isNull': case 'isBoolean': case 'like': case 'regex': return rowKeysOnly(p.expr);
+    case 'tupleIn': return p.exprs.every(rowKeysOnly);
+    case 'and': case 'or': return p.items.every(predicateKeysOnly);
+    case 'not': return predicateKeysOnly(p.item);
+    default: {
+      const never: never = p;
+      return never;
+    }
+  }
+}
+
+function rollsUp(call: AggregateCall): boolean {
+  const parts = ROLLED_UP[call.fn];
+  return parts !== undefined && call.arg?.kind === 'field' && parts.has(call.arg.name) && (!call.where || predicateKeysOnly(call.where));
+}
+
+/**
+ * Whether hourly rollups answer `plan` exactly as the 1-minute timeslices they summarize: every
+ * aggregate is one the summary algebra merges (sums of counts, totals, exclusives and squares; min
+ * of mins; max of maxes), rows are filtered and grouped by their identity only (not by a value or
+ * the minute), and time buckets are whole hours on hour boundaries, so no rollup straddles two.
+ */
+export function rollupAnswers(plan: AggregatePlan): boolean {
+  if (plan.source.kind !== 'timeslices') return false;
+  if (plan.buckets && (plan.buckets.beginMs % HOUR_MS !== 0 || plan.buckets.widthMs % HOUR_MS !== 0)) return false;
+  return plan.aggregates.length > 0
+    && plan.aggregates.every(rollsUp)
+    && predicateKeysOnly(plan.where)
+    && plan.groupBy.every(rowKeysOnly);
+}
+
+/** The whole hours of `window` that rollups cover: [ceil(begin), min(floor(end), rolled-up-until)). */
+function hourlyPart(window: TimeWindow, coverage: TimesliceCoverage): TimeWindow | undefined {
+  if (coverage.hourlyUntilMs === null) return undefined;
+  const beginMs = Math.ceil(window.beginMs / HOUR_MS) * HOUR_MS;
+  const endMs = Math.min(Math.floor(window.endMs / HOUR_MS) * HOUR_MS, coverage.hourlyUntilMs);
+  return beginMs < endMs ? { beginMs, endMs } : undefined;
+}
+
+/**
+ * The plan with its timeslice source reading rollups for the whole hours they cover and 1-minute
+ * timeslices for the rest of the window, when rollups answer it exactly (`rollupAnswers`); else the
+ * plan as it is. The answer is the same either way for the data both hold; once 1-minute data has
+ * expired, only the rollups still have it. Every surface's plan passes through here in the store,
+ * so REST, NRQL and the graph API keep agreeing.
+ */
+export function chooseResolution(plan: AggregatePlan, coverage: TimesliceCoverage): { plan: AggregatePlan; resolution: TimesliceResolution } {
+  if (plan.source.kind !== 'timeslices' || !rollupAnswers(plan)) return { plan, resolution: 'minute' };
+  const hourly = hourlyPart(plan.window, coverage);
+  if (!hourly) return { plan, resolution: 'minute' };
+  const whole = hourly.beginMs === plan.window.beginMs && hourly.endMs === plan.window.endMs;
+  return { plan: { ...plan, source: { kind: 'timeslices', hourly } }, resolution: whole ? 'hour' : 'mixed' };
+}
