@@ -64,7 +64,7 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
   await preparePrivateDataDir(config.dataDir);
   const databasePath = join(config.dataDir, 'timeslice.duckdb');
   const store = await openStore({
-    engine: config.store, dataDir: config.dataDir, memoryLimit: config.memoryLimit, clock, compaction: config.compaction,
+    engine: config.store, dataDir: config.dataDir, memoryLimit: config.memoryLimit, clock, compaction: config.compaction, upkeep: config.upkeep,
     maxMetricNamesPerApp: config.maxMetricNamesPerApp, ...(options.maxQueuedRows !== undefined ? { maxQueuedRows: options.maxQueuedRows } : {}),
   });
   let ready = false;
