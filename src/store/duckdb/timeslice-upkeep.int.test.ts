@@ -191,3 +191,75 @@ test('plans the rollups cannot answer exactly read 1-minute timeslices', async (
     await store.close();
   }
 });
+
+test('retention deletes exactly what expired, to the minute, per data kind, in bounded steps', async () => {
+  const DAY = 24 * HOUR;
+  // Now: 10 days after H0, 30 s into a minute; rollups keep up to the hour before.
+  const now = H0 + 10 * DAY + 7 * MINUTE + 30_000;
+  const clock = new Clock(now);
+  const retention = {
+    ...DEFAULT_RETENTION, minuteMs: 2 * DAY, hourlyMs: 5 * DAY, keyMetricsMs: null,
+    eventsMs: { ...DEFAULT_RETENTION.eventsMs, Transaction: 3 * DAY, PageView: 1 * DAY }, otherEventsMs: 4 * DAY,
+  };
+  const { store } = await openStore(clock, { rollupDelayMs: HOUR, deleteStepRows: 7, retention });
+  try {
+    await store.db.all(`INSERT INTO metric_names VALUES (1, 'Datastore/all'), (2, 'HttpDispatcher'), (3, 'Custom/x')`);
+    // Timeslices at the first and last minute of every hour for 10 days, for a plain and a key metric.
+    const rows: Row[] = [];
+    for (let h = 0; h < 10 * 24; h++) {
+      for (const m of [0, 59]) for (const metric of [1, 2]) rows.push({ app: 1, host: 1, metric, scope: 0, ts: H0 + h * HOUR + m * MINUTE, v: [1, 1, 1, 1, 1, 1] });
+    }
+    // The minute boundary itself: the minute before the cutoff expires, the cutoff's own minute stays.
+    const minuteCut = Math.floor(now / MINUTE) * MINUTE - 2 * DAY;
+    rows.push({ app: 1, host: 1, metric: 3, scope: 0, ts: minuteCut - MINUTE, v: [1, 1, 1, 1, 1, 1] });
+    rows.push({ app: 1, host: 1, metric: 3, scope: 0, ts: minuteCut, v: [1, 1, 1, 1, 1, 1] });
+    await insert(store, rows, 11);
+    const event = (table: string, ts: number, extra: string) => `INSERT INTO ${table} BY NAME SELECT 1 AS account_id, 1 AS app_id, 1 AS host_id, 1 AS instance_id, epoch_ms(${ts}) AS timestamp, ${extra}`;
+    const agentMaps = `'{}' AS intrinsics, '{}' AS user_attributes, '{}' AS agent_attributes`;
+    const cut = (days: number) => Math.floor(now / MINUTE) * MINUTE - days * DAY;
+    for (const ts of [cut(3) - 1, cut(3), cut(3) + 1]) await store.db.all(event('transaction_events', ts, agentMaps));
+    for (const ts of [cut(1) - 1, cut(1)]) await store.db.all(event('custom_events', ts, `'PageView' AS event_type, '{}' AS attributes`));
+    for (const ts of [cut(4) - 1, cut(4)]) await store.db.all(event('custom_events', ts, `'Purchase' AS event_type, '{}' AS attributes`));
+    await store.db.all(event('custom_events', H0, `'ChangeTrackingEvent' AS event_type, '{}' AS attributes`));
+
+    const report = await store.maintain();
+    // The last hour ended 7.5 minutes ago, less than the hour's delay: it stays open.
+    const closed = H0 + 10 * DAY - HOUR;
+    assert.equal(report.hoursRolledUp, 10 * 24 - 1);
+    assert.deepEqual(store.upkeep.coverage, { hourlyUntilMs: closed });
+    const minuteLeft = rows.filter((r) => r.ts >= minuteCut).length;
+    const minuteCount = (await store.db.all<{ n: bigint }>(`SELECT count(*) AS n FROM (${TIMESLICE_TABLES.map((t) => `SELECT ts FROM ${t}`).join(' UNION ALL ')})`))[0]!.n;
+    assert.equal(Number(minuteCount), minuteLeft);
+    const oldestMinute = (await store.db.all<{ t: bigint }>(`SELECT epoch_ms(min(ts)) AS t FROM (${TIMESLICE_TABLES.map((t) => `SELECT ts FROM ${t}`).join(' UNION ALL ')})`))[0]!.t;
+    assert.equal(Number(oldestMinute), minuteCut);
+    // Hourly: an hour goes once all of it is older than now − 5 days; the key metric (HttpDispatcher) stays.
+    const hourlyCut = Math.floor(now / MINUTE) * MINUTE - 5 * DAY;
+    const hourly = await store.db.all<{ metric_id: number; n: bigint; oldest: bigint }>(
+      'SELECT metric_id, count(*) AS n, epoch_ms(min(ts)) AS oldest FROM timeslices_hourly GROUP BY metric_id ORDER BY metric_id',
+    );
+    const plainHours = Array.from({ length: 239 }, (_, h) => H0 + h * HOUR).filter((t) => t + HOUR > hourlyCut);
+    // Both Custom/x minutes (H0 + 8 d + 6 min and + 7 min) fall in one hour.
+    assert.deepEqual(hourly.map((r) => [r.metric_id, Number(r.n), Number(r.oldest)]), [
+      [1, plainHours.length, plainHours[0]!],
+      [2, 239, H0],
+      [3, 1, H0 + 8 * DAY],
+    ]);
+    const times = async (table: string, where = 'true') => (await store.db.all<{ t: bigint }>(`SELECT epoch_ms(timestamp) AS t FROM ${table} WHERE ${where} ORDER BY t`)).map((r) => Number(r.t));
+    assert.deepEqual(await times('transaction_events'), [cut(3), cut(3) + 1]);
+    assert.deepEqual(await times('custom_events', `event_type = 'PageView'`), [cut(1)]);
+    assert.deepEqual(await times('custom_events', `event_type = 'Purchase'`), [cut(4)]);
+    assert.deepEqual(await times('custom_events', `event_type = 'ChangeTrackingEvent'`), [H0], 'deployments are kept');
+    assert.equal(report.deleted.transaction_events, 1);
+    assert.equal(report.deleted.timeslices_hourly, 239 - plainHours.length);
+
+    const status = await store.status();
+    assert.ok(status.sizeBytes > 0);
+    assert.equal(status.rolledUpUntilMs, closed);
+    assert.equal(status.lastRetentionMs, now);
+    assert.deepEqual(status.tables.find((t) => t.table === 'timeslices_hourly'), { table: 'timeslices_hourly', resolution: 'hour', rows: plainHours.length + 239 + 1, oldestMs: H0 });
+    const again = await store.maintain();
+    assert.deepEqual(again, { hoursRolledUp: 0, rollupRows: 0, deleted: {} }, 'nothing more to do');
+  } finally {
+    await store.close();
+  }
+});
