@@ -1,8 +1,10 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { seededRandom } from '../../../test/helpers/seeded-random.js';
 import type { AggregatePlan, Buckets, TimeWindow } from '../../plan/aggregate-plan.js';
 import { eq, field } from '../../plan/expressions.js';
@@ -260,6 +262,99 @@ test('retention deletes exactly what expired, to the minute, per data kind, in b
     const again = await store.maintain();
     assert.deepEqual(again, { hoursRolledUp: 0, rollupRows: 0, deleted: {} }, 'nothing more to do');
   } finally {
+    await store.close();
+  }
+});
+
+/** Runs test/helpers/upkeep-child and kills it with SIGKILL once it has printed `lines` lines. */
+async function killAfter(dir: string, fromMs: number, toMs: number, minuteRetentionMs: number, lines: number): Promise<string[]> {
+  const script = fileURLToPath(new URL('../../../test/helpers/upkeep-child.js', import.meta.url));
+  const child = spawn(process.execPath, [script, dir, String(fromMs), String(toMs), String(minuteRetentionMs)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const seen: string[] = [];
+  let buffered = '';
+  await new Promise<void>((resolve) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString();
+      const parts = buffered.split('\n');
+      buffered = parts.pop()!;
+      seen.push(...parts);
+      if (seen.length >= lines) child.kill('SIGKILL');
+    });
+    child.on('exit', () => resolve());
+  });
+  return seen;
+}
+
+test('kill -9 during rollups and during deletion loses and doubles nothing', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'timeslice-upkeep-kill-'));
+  dirs.push(dir);
+  const hours = 48;
+  const rows = randomRows(21, hours);
+  const clock = new Clock(H0);
+  {
+    const { store } = await openStore(clock, {}, dir);
+    await insert(store, rows, 21);
+    await store.close();
+  }
+  const rolledUpRows = async (store: DuckDbStore) => store.db.all<{ k: string; v: number[] }>(
+    `SELECT concat_ws('/', app_id, host_id, metric_id, scope_id, epoch_ms(ts)) AS k,
+            [call_count, total, exclusive, min, max, sum_of_squares] AS v FROM timeslices_hourly ORDER BY k`,
+  );
+  const expectedRollups = (untilMs: number) => {
+    const out = new Map<string, number[]>();
+    for (const r of rows) {
+      if (r.ts >= untilMs) continue;
+      const k = `${r.app}/${r.host}/${r.metric}/${r.scope}/${Math.floor(r.ts / HOUR) * HOUR}`;
+      const acc = out.get(k);
+      if (!acc) { out.set(k, [...r.v]); continue; }
+      acc[0]! += r.v[0]; acc[1]! += r.v[1]; acc[2]! += r.v[2]; acc[5]! += r.v[5];
+      acc[3] = Math.min(acc[3]!, r.v[3]); acc[4] = Math.max(acc[4]!, r.v[4]);
+    }
+    return [...out.entries()].map(([k, v]) => ({ k, v })).sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0));
+  };
+
+  // Rollups: one hour per run; killed right after the third run reported, in the fourth.
+  const printed = await killAfter(dir, H0 + HOUR, H0 + hours * HOUR, 0, 3);
+  assert.deepEqual(printed.slice(0, 3).map((l) => Number(l.split(' ')[0])), [H0 + HOUR, H0 + 2 * HOUR, H0 + 3 * HOUR]);
+  assert.ok(!printed.includes('done'), 'killed before the end');
+  {
+    const { store } = await openStore(clock, {}, dir);
+    const watermark = store.upkeep.coverage.hourlyUntilMs!;
+    assert.ok(watermark >= H0 + 3 * HOUR && watermark < H0 + hours * HOUR, `watermark ${watermark}`);
+    assert.deepEqual(await rolledUpRows(store), expectedRollups(watermark), 'every hour below the watermark rolled up once, none above');
+    await store.close();
+  }
+
+  // Deletion: 1-minute data kept 6 hours; each run rolls an hour up and deletes an hour, 40 rows a step.
+  const keepMs = 6 * HOUR;
+  const printedDeleting = await killAfter(dir, H0 + 12 * HOUR, H0 + hours * HOUR, keepMs, 2);
+  assert.ok(Number(printedDeleting[1]!.split(' ')[1]) > 0, 'the second run deleted rows');
+  {
+    const { store } = await openStore(clock, {}, dir);
+    const watermark = store.upkeep.coverage.hourlyUntilMs!;
+    assert.deepEqual(await rolledUpRows(store), expectedRollups(watermark));
+    // What expired may be partly deleted; every row that had not expired is there, once.
+    const minute = await store.db.all<{ ts: bigint; n: bigint }>(
+      `SELECT epoch_ms(ts) AS ts, count(*) AS n FROM (${TIMESLICE_TABLES.map((t) => `SELECT ts FROM ${t}`).join(' UNION ALL ')}) GROUP BY ts`,
+    );
+    const stored = new Map(minute.map((r) => [Number(r.ts), Number(r.n)]));
+    const sent = new Map<number, number>();
+    for (const r of rows) sent.set(r.ts, (sent.get(r.ts) ?? 0) + 1);
+    const lastRun = H0 + 13 * HOUR;
+    for (const [ts, n] of sent) {
+      if (ts >= lastRun + HOUR - keepMs) assert.equal(stored.get(ts), n, `minute ${new Date(ts).toISOString()} kept whole`);
+      else assert.ok((stored.get(ts) ?? 0) <= n);
+    }
+    await store.close();
+  }
+  // A run to the end finishes both: rollups of every hour, 1-minute data of the last 6 hours only.
+  const finished = await killAfter(dir, H0 + hours * HOUR, H0 + hours * HOUR, keepMs, 99);
+  assert.equal(finished.at(-1), 'done');
+  {
+    const { store } = await openStore(clock, {}, dir);
+    assert.deepEqual(await rolledUpRows(store), expectedRollups(H0 + hours * HOUR));
+    const left = await store.db.all<{ n: bigint }>(`SELECT count(*) AS n FROM (${TIMESLICE_TABLES.map((t) => `SELECT ts FROM ${t}`).join(' UNION ALL ')})`);
+    assert.equal(Number(left[0]!.n), rows.filter((r) => r.ts >= H0 + (hours - 6) * HOUR).length);
     await store.close();
   }
 });
