@@ -11,7 +11,7 @@ const clock = { ms: Number(fromText), now() { return this.ms; } };
 const minuteMs = Number(retentionText);
 const store = await DuckDbStore.open({
   dataDir: dir!, memoryLimit: '256MB', clock, expireEveryMs: 0, compaction: { intervalMs: 0, minAgeMs: 7_200_000 },
-  upkeep: { ...DEFAULT_UPKEEP, intervalMs: 0, rollupDelayMs: 0, deleteStepRows: 40, retention: { ...DEFAULT_RETENTION, minuteMs: minuteMs > 0 ? minuteMs : null } },
+  upkeep: { ...DEFAULT_UPKEEP, intervalMs: 0, rollupDelayMs: 0, deleteStepRows: 300, retention: { ...DEFAULT_RETENTION, minuteMs: minuteMs > 0 ? minuteMs : null } },
 });
 for (let t = Number(fromText); t <= Number(toText); t += 3_600_000) {
   clock.ms = t;

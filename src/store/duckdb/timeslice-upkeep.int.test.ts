@@ -288,7 +288,7 @@ async function killAfter(dir: string, fromMs: number, toMs: number, minuteRetent
 test('kill -9 during rollups and during deletion loses and doubles nothing', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'timeslice-upkeep-kill-'));
   dirs.push(dir);
-  const hours = 48;
+  const hours = 24;
   const rows = randomRows(21, hours);
   const clock = new Clock(H0);
   {
@@ -325,7 +325,7 @@ test('kill -9 during rollups and during deletion loses and doubles nothing', asy
     await store.close();
   }
 
-  // Deletion: 1-minute data kept 6 hours; each run rolls an hour up and deletes an hour, 40 rows a step.
+  // Deletion: 1-minute data kept 6 hours; each run rolls an hour up and deletes an hour, 300 rows a step.
   const keepMs = 6 * HOUR;
   const printedDeleting = await killAfter(dir, H0 + 12 * HOUR, H0 + hours * HOUR, keepMs, 2);
   assert.ok(Number(printedDeleting[1]!.split(' ')[1]) > 0, 'the second run deleted rows');
