@@ -53,22 +53,45 @@ function predicateKeysOnly(p: Predicate): boolean {
   }
 }
 
-function rollsUp(call: AggregateCall): boolean {
+const isField = (expr: RowExpr | undefined, name: string) => expr?.kind === 'field' && expr.name === name && (expr.type ?? 'number') === 'number';
+
+/**
+ * A per-point number the rollups keep the sum and the count of, as two fields of the rollup rows:
+ * each minute's exclusive time per call (REST's `average_exclusive_time`, `average(V['totalExclusive'] /
+ * V['count'])`), which no sum of the six numbers gives.
+ */
+export const ROLLED_UP_POINTS = [
+  {
+    matches: (e: RowExpr | undefined) => e?.kind === 'arith' && e.op === '/' && isField(e.left, 'totalExclusive') && isField(e.right, 'count'),
+    sum: 'exclusivePerCall',
+    count: 'exclusivePerCallPoints',
+  },
+] as const;
+
+/** The call as it reads rollup rows; undefined when they cannot answer it. */
+function overRollups(call: AggregateCall): AggregateCall | undefined {
+  if (call.where && !predicateKeysOnly(call.where)) return undefined;
   const parts = ROLLED_UP[call.fn];
-  return parts !== undefined && call.arg?.kind === 'field' && parts.has(call.arg.name) && (!call.where || predicateKeysOnly(call.where));
+  if (parts !== undefined && call.arg?.kind === 'field' && parts.has(call.arg.name) && (call.arg.type ?? 'number') === 'number') return call;
+  const point = ROLLED_UP_POINTS.find((p) => p.matches(call.arg));
+  if (!point) return undefined;
+  // Sum of the points' sums; the number of points is the sum of the points' counts.
+  if (call.fn === 'sum') return { ...call, arg: { kind: 'field', name: point.sum } };
+  if (call.fn === 'count') return { ...call, fn: 'sum', arg: { kind: 'field', name: point.count } };
+  return undefined;
 }
 
 /**
  * Whether hourly rollups answer `plan` exactly as the 1-minute timeslices they summarize: every
  * aggregate is one the summary algebra merges (sums of counts, totals, exclusives and squares; min
- * of mins; max of maxes), rows are filtered and grouped by their identity only (not by a value or
+ * of mins; max of maxes) or the sum or count of a point the rollups keep (`ROLLED_UP_POINTS`), rows are filtered and grouped by their identity only (not by a value or
  * the minute), and time buckets are whole hours on hour boundaries, so no rollup straddles two.
  */
 export function rollupAnswers(plan: AggregatePlan): boolean {
   if (plan.source.kind !== 'timeslices') return false;
   if (plan.buckets && (plan.buckets.beginMs % HOUR_MS !== 0 || plan.buckets.widthMs % HOUR_MS !== 0)) return false;
   return plan.aggregates.length > 0
-    && plan.aggregates.every(rollsUp)
+    && plan.aggregates.every((call) => overRollups(call) !== undefined)
     && predicateKeysOnly(plan.where)
     && plan.groupBy.every(rowKeysOnly);
 }
@@ -83,8 +106,8 @@ function hourlyPart(window: TimeWindow, coverage: TimesliceCoverage): TimeWindow
 
 /**
  * The plan with its timeslice source reading rollups for the whole hours they cover and 1-minute
- * timeslices for the rest of the window, when rollups answer it exactly (`rollupAnswers`); else the
- * plan as it is. The answer is the same either way for the data both hold; once 1-minute data has
+ * timeslices for the rest of the window, when rollups answer it exactly (`rollupAnswers`), its
+ * aggregates of kept points reading their fields (which 1-minute rows compute); else the plan as it is. The answer is the same either way for the data both hold; once 1-minute data has
  * expired, only the rollups still have it. Every surface's plan passes through here in the store,
  * so REST, NRQL and the graph API keep agreeing.
  */
@@ -93,5 +116,8 @@ export function chooseResolution(plan: AggregatePlan, coverage: TimesliceCoverag
   const hourly = hourlyPart(plan.window, coverage);
   if (!hourly) return { plan, resolution: 'minute' };
   const whole = hourly.beginMs === plan.window.beginMs && hourly.endMs === plan.window.endMs;
-  return { plan: { ...plan, source: { kind: 'timeslices', hourly } }, resolution: whole ? 'hour' : 'mixed' };
+  return {
+    plan: { ...plan, source: { kind: 'timeslices', hourly }, aggregates: plan.aggregates.map((call) => overRollups(call)!) },
+    resolution: whole ? 'hour' : 'mixed',
+  };
 }

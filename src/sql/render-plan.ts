@@ -197,7 +197,7 @@ function renderFrom(plan: Filtered, source: PhysicalSource, leaves: readonly Row
 
 function branchScope(branch: SourceBranch, dialect: Dialect, bind: Bind): Scope {
   const q = (name: string) => dialect.quoteIdentifier(name);
-  return {
+  const scope: Scope = {
     dialect,
     bind,
     timeSql: q(branch.timeColumn),
@@ -206,10 +206,13 @@ function branchScope(branch: SourceBranch, dialect: Dialect, bind: Bind): Scope 
       if (name === 'timestamp') return dialect.convert(dialect.epochMs(q(branch.timeColumn)), 'integer', type);
       const typed = branch.typed[name];
       if (typed) return dialect.convert(q(typed.column), typed.kind, type);
+      const computed = branch.computed?.[name];
+      if (computed) return renderRow(computed, scope);
       if (branch.attributeMaps.length === 0) return 'NULL';
       return dialect.jsonAttribute(branch.attributeMaps.map(q), bind(dialect.jsonPath(name)), type);
     },
   };
+  return scope;
 }
 
 /** A scope whose fields are columns a subquery projected: `leafSql` names the column of each leaf. */

@@ -1,5 +1,7 @@
 import { TIMESLICE_FIELDS, type PlanSource } from '../../plan/aggregate-plan.js';
 import { isAgentEventType, type AgentEventType } from '../../plan/data-model.js';
+import type { RowExpr } from '../../plan/expressions.js';
+import { ROLLED_UP_POINTS } from '../../plan/resolution.js';
 import type { ColumnKind, PhysicalSchema, PhysicalSource, SourceBranch, TypedColumn } from '../../sql/physical-schema.js';
 import {
   CUSTOM_EVENTS_TABLE, ERROR_EVENTS_TABLE, LOG_EVENTS_TABLE, SPAN_EVENTS_TABLE, TIMESLICES_TABLE, TRANSACTION_EVENTS_TABLE,
@@ -16,6 +18,20 @@ function typedColumns(table: TableDescription): Record<string, TypedColumn> {
 
 const TIMESLICE_COLUMNS = typedColumns(TIMESLICES_TABLE);
 for (const name of TIMESLICE_FIELDS) if (!TIMESLICE_COLUMNS[name]) throw new Error(`the timeslice table describes no column for ${name}`);
+
+const EXCLUSIVE_PER_CALL: RowExpr = { kind: 'arith', op: '/', left: { kind: 'field', name: 'totalExclusive' }, right: { kind: 'field', name: 'count' } };
+const [POINT] = ROLLED_UP_POINTS;
+/** A minute's exclusive time per call, and whether it has one (a minute without calls has none). */
+const MINUTE_POINTS: Readonly<Record<string, RowExpr>> = {
+  [POINT.sum]: EXCLUSIVE_PER_CALL,
+  [POINT.count]: { kind: 'cases', cases: [{ when: { kind: 'isNull', expr: EXCLUSIVE_PER_CALL, negated: false }, then: { kind: 'literal', value: 0 } }], otherwise: { kind: 'literal', value: 1 } },
+};
+if (!POINT.matches(EXCLUSIVE_PER_CALL)) throw new Error('the minute point is not the one rollups keep');
+const HOURLY_COLUMNS: Readonly<Record<string, TypedColumn>> = {
+  ...TIMESLICE_COLUMNS,
+  [POINT.sum]: { column: 'exclusive_per_call', kind: 'double' },
+  [POINT.count]: { column: 'exclusive_per_call_points', kind: 'double' },
+};
 
 /** The event types agents report into tables of their own; every other type is a custom event. */
 const AGENT_EVENT_TABLES: Readonly<Record<AgentEventType, TableDescription>> = {
@@ -53,11 +69,12 @@ function physicalSource(source: PlanSource): PhysicalSource {
       });
       const hourly = source.hourly;
       if (!hourly) return { uniform: true, branches: TIMESLICE_TABLES.map(branch) };
+      // The rollups' kept points are columns of theirs; 1-minute rows compute them (plan/resolution.ts).
       return {
-        uniform: true,
+        uniform: false,
         branches: [
-          ...TIMESLICE_TABLES.map((table) => ({ ...branch(table), timeRange: { ...hourly, inside: false } })),
-          { ...branch(HOURLY_TIMESLICES), timeRange: { ...hourly, inside: true } },
+          ...TIMESLICE_TABLES.map((table) => ({ ...branch(table), computed: MINUTE_POINTS, timeRange: { ...hourly, inside: false } })),
+          { ...branch(HOURLY_TIMESLICES), typed: HOURLY_COLUMNS, timeRange: { ...hourly, inside: true } },
         ],
       };
     }

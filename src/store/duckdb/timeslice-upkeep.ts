@@ -14,7 +14,8 @@ import { HOURLY_TIMESLICES, TIMESLICE_TABLES } from './timeslice-compactor.js';
 const MINUTE_MS = 60_000;
 
 /** The six numbers of an hour's rollup, merged with the summary algebra (Apdex: S, T, F summed, apdex_t kept). */
-const ROLLUP_VALUES = 'sum(call_count), sum(total), sum(exclusive), min(min), max(max), sum(sum_of_squares)';
+const ROLLUP_VALUES = `sum(call_count), sum(total), sum(exclusive), min(min), max(max), sum(sum_of_squares),
+  sum(exclusive / NULLIF(call_count, 0)), count(exclusive / NULLIF(call_count, 0))`;
 
 /** Agent event tables by the NRQL event type they hold. */
 const AGENT_EVENT_TABLES: readonly (readonly [string, string])[] = [
