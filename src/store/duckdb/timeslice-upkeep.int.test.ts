@@ -9,7 +9,9 @@ import { seededRandom } from '../../../test/helpers/seeded-random.js';
 import type { AggregatePlan, Buckets, TimeWindow } from '../../plan/aggregate-plan.js';
 import { eq, field, rowArith } from '../../plan/expressions.js';
 import { DEFAULT_RETENTION, DEFAULT_UPKEEP, type UpkeepOptions } from '../store.js';
+import { Database } from './database.js';
 import { DuckDbPlanExecutor } from './duckdb-plan-executor.js';
+import { MIGRATIONS } from './migrations.js';
 import { DuckDbStore } from './duckdb-store.js';
 import { TIMESLICE_TABLES } from './timeslice-compactor.js';
 
@@ -75,7 +77,7 @@ function randomRows(seed: number, hours: number): Row[] {
   return rows;
 }
 
-async function insert(store: DuckDbStore, rows: readonly Row[], seed: number): Promise<void> {
+async function insert(store: Pick<DuckDbStore, 'db'>, rows: readonly Row[], seed: number): Promise<void> {
   // Spread over the three 1-minute tables, as compaction leaves them.
   const random = seededRandom(seed);
   const byTable = new Map<string, string[]>();
@@ -368,6 +370,36 @@ test('kill -9 during rollups and during deletion loses and doubles nothing', asy
     assert.deepEqual(await rolledUpRows(store), expectedRollups(H0 + hours * HOUR));
     const left = await store.db.all<{ n: bigint }>(`SELECT count(*) AS n FROM (${TIMESLICE_TABLES.map((t) => `SELECT ts FROM ${t}`).join(' UNION ALL ')})`);
     assert.equal(Number(left[0]!.n), rows.filter((r) => r.ts >= H0 + (hours - 6) * HOUR).length);
+    await store.close();
+  }
+});
+
+test('a store from before rollups upgrades in place and answers as before, then from rollups', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'timeslice-upkeep-upgrade-'));
+  dirs.push(dir);
+  const rows = randomRows(31, 5);
+  const p = plan({ beginMs: H0, endMs: H0 + 5 * HOUR }, { beginMs: H0, widthMs: HOUR, count: 5 });
+  const want = sorted(expected(rows, p));
+  {
+    // Migrations 1–7: the schema as released before this one.
+    const db = await Database.open({ path: join(dir, 'timeslice.duckdb'), memoryLimit: '256MB' }, MIGRATIONS.filter((m) => m.version < 8));
+    const old = new DuckDbPlanExecutor(db);
+    await insert({ db }, rows, 31);
+    assert.deepEqual(sorted((await answer(old, p)).values), want);
+    old.close();
+    await db.close();
+  }
+  const clock = new Clock(H0 + 8 * HOUR);
+  const { store } = await openStore(clock, {}, dir);
+  try {
+    assert.deepEqual(store.upkeep.coverage, { hourlyUntilMs: null }, 'nothing rolled up yet');
+    const upgraded = await answer(store.executor as DuckDbPlanExecutor, p);
+    assert.deepEqual([upgraded.resolution, sorted(upgraded.values)], ['minute', want]);
+    const report = await store.maintain();
+    assert.equal(report.hoursRolledUp, 5, 'from the oldest timeslice on');
+    const rolled = await answer(store.executor as DuckDbPlanExecutor, p);
+    assert.deepEqual([rolled.resolution, sorted(rolled.values)], ['hour', want]);
+  } finally {
     await store.close();
   }
 });
