@@ -102,7 +102,7 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
     await collector.register(collectorDeploymentsPlugin({ catalog, deployments, clock, sunset: config.restSunset, usage: apiUsage, limiter: rateLimits.rest }));
     api = await buildApiApp({
       catalog, metrics, executor, clock, entities, ready: () => ready, logger,
-      deployments, writer, restSunset: config.restSunset, apiUsage, rateLimits,
+      deployments, writer, restSunset: config.restSunset, apiUsage, rateLimits, upkeep: store,
     });
     await collector.listen({ host: config.host, port: config.collectorPort });
     collectorPort = (collector.server.address() as { port: number }).port;

@@ -12,6 +12,8 @@ import { NrqlEngine } from '../nrql/nrql-engine.js';
 import { fastifyBaseOptions } from '../http/fastify-options.js';
 import { createRateLimits, type RateLimits } from '../http/rate-limit.js';
 import { registerNrqlRoute } from './nrql-route.js';
+import { registerStoreRoutes } from './store-route.js';
+import type { Store } from '../store/store.js';
 import { registerApplicationRoutes } from './rest/application-routes.js';
 import { registerBrowserApplicationRoutes } from './rest/browser-application-routes.js';
 import { registerHostRoutes } from './rest/host-routes.js';
@@ -48,6 +50,8 @@ export interface ApiDeps {
   readonly restSunset: SunsetMode;
   /** Records every REST v2 and v0 call. */
   readonly apiUsage: ApiUsageRecorder;
+  /** The store's upkeep (`timeslice status`, `timeslice maintain`); without it those routes are absent. */
+  readonly upkeep?: Pick<Store, 'status' | 'maintain'>;
 }
 
 /** The HTTP API: health, REST v2; GraphQL and the UI register here as plugins. */
@@ -82,6 +86,7 @@ export async function buildApiApp(deps: ApiDeps): Promise<FastifyInstance> {
   const nrql = new NrqlEngine({ executor: deps.executor, dictionaries: storeDictionaries(deps.catalog, deps.metrics), clock: deps.clock });
   const limits = deps.rateLimits ?? createRateLimits(deps.clock);
   registerNrqlRoute(app, { catalog: deps.catalog, nrql, limiter: limits.nrql });
+  if (deps.upkeep) registerStoreRoutes(app, { catalog: deps.catalog, store: deps.upkeep });
   await app.register(async (graph) => graphPlugin(graph, {
     ...deps,
     nrql,
