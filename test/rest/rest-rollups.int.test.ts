@@ -60,6 +60,14 @@ test('REST and NRQL answer the same from hourly rollups, say so, and keep answer
       assert.ok(answer.metadata.messages.includes('Metric timeslices were read from hourly rollups'), line);
       const metric = reply.json().metric_data.metrics[k];
       assert.equal(answer.results.length, metric.timeslices.length, line);
+      // The graph API runs the same engine: the same numbers and the same message.
+      const graph = await ts.server.api.inject({
+        method: 'POST', url: '/graphql', headers: { 'api-key': TEST_API_KEY },
+        payload: { query: 'query ($q: Nrql!) { actor { account(id: 1) { nrql(query: $q) { results metadata { messages } } } } }', variables: { q: line } },
+      });
+      const nrqlField = JSON.parse(graph.body).data.actor.account.nrql;
+      assertSame(nrqlField.results, answer.results, `${line} through the graph API`);
+      assert.deepEqual(nrqlField.metadata.messages, answer.metadata.messages);
     }
   }
 
