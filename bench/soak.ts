@@ -9,7 +9,7 @@
  * minutes compaction and upkeep start (not awaited: ingest goes on meanwhile, as with the timers).
  * Retention is shortened so the run passes it several times: 1-minute data `--minute-hours`
  * (default 12), rollups `--hourly-hours` (default 24), over `--hours` simulated hours (default 72).
- * Deletion steps are 20 000 rows.
+ * Deletion steps are the default, at most 200 000 rows.
  *
  * Reported: the data file's size every 6 simulated hours (after a CHECKPOINT), and the harvest
  * latency (inject of the call, answered after COMMIT) while no upkeep runs and while it runs.
