@@ -29,7 +29,7 @@ export interface ServeConfig {
   readonly compaction: CompactorOptions;
   /**
    * Rollups and retention: TIMESLICE_UPKEEP_EVERY_MS (0 = only `timeslice maintain`), TIMESLICE_ROLLUP_AFTER_MS,
-   * TIMESLICE_RETENTION (`minute=8d,hourly=90d,key=forever,events=8d,Log=30d,traces=8d`; docs/configuration.md).
+   * TIMESLICE_RETENTION (`minute=8d,hourly=90d,key=forever,events=8d,Log=30d,traces=8d`; README.md, docs/limits.md).
    */
   readonly upkeep: UpkeepOptions;
   /** REST v2 and Deployments v0 end of life (TIMESLICE_REST_SUNSET): `date` (410 from 2027-08-01), `never`, `now`. */
