@@ -12,14 +12,14 @@ const plan = (over: Partial<AggregatePlan> = {}): AggregatePlan => ({
 });
 
 test('whole hours below the watermark come from rollups, the rest from minutes', () => {
-  const chosen = chooseResolution(plan({ window: { beginMs: H - 10 * 60_000, endMs: H + 5 * HOUR_MS } }), { hourlyUntilMs: H + 3 * HOUR_MS });
+  const chosen = chooseResolution(plan({ window: { beginMs: H - 10 * 60_000, endMs: H + 5 * HOUR_MS } }), { hourlyUntilMs: H + 3 * HOUR_MS, minuteFromMs: null });
   assert.equal(chosen.resolution, 'mixed');
   assert.deepEqual(chosen.plan.source, { kind: 'timeslices', hourly: { beginMs: H, endMs: H + 3 * HOUR_MS } });
-  const all = chooseResolution(plan(), { hourlyUntilMs: H + 5 * HOUR_MS });
+  const all = chooseResolution(plan(), { hourlyUntilMs: H + 5 * HOUR_MS, minuteFromMs: null });
   assert.deepEqual([all.resolution, all.plan.source], ['hour', { kind: 'timeslices', hourly: { beginMs: H, endMs: H + 5 * HOUR_MS } }]);
-  assert.equal(chooseResolution(plan(), { hourlyUntilMs: null }).resolution, 'minute');
-  assert.equal(chooseResolution(plan(), { hourlyUntilMs: H }).resolution, 'minute', 'nothing rolled up inside the window');
-  assert.equal(chooseResolution(plan({ window: { beginMs: H + 60_000, endMs: H + HOUR_MS + 59 * 60_000 } }), { hourlyUntilMs: H + 9 * HOUR_MS }).resolution, 'minute', 'no whole hour inside');
+  assert.equal(chooseResolution(plan(), { hourlyUntilMs: null, minuteFromMs: null }).resolution, 'minute');
+  assert.equal(chooseResolution(plan(), { hourlyUntilMs: H, minuteFromMs: null }).resolution, 'minute', 'nothing rolled up inside the window');
+  assert.equal(chooseResolution(plan({ window: { beginMs: H + 60_000, endMs: H + HOUR_MS + 59 * 60_000 } }), { hourlyUntilMs: H + 9 * HOUR_MS, minuteFromMs: null }).resolution, 'minute', 'no whole hour inside');
 });
 
 test('only plans rollups answer exactly: merged value fields, identity filters and groups, hour buckets', () => {
@@ -40,10 +40,22 @@ test('only plans rollups answer exactly: merged value fields, identity filters a
 
 test("the sum and count of each minute's exclusive time per call read the points the rollups keep", () => {
   const aggregates: AggregateCall[] = [{ fn: 'sum', arg: ratio }, { fn: 'count', arg: ratio }, { fn: 'min', arg: field('min') }];
-  const chosen = chooseResolution(plan({ aggregates }), { hourlyUntilMs: H + 5 * HOUR_MS });
+  const chosen = chooseResolution(plan({ aggregates }), { hourlyUntilMs: H + 5 * HOUR_MS, minuteFromMs: null });
   assert.deepEqual(chosen.plan.aggregates, [
     { fn: 'sum', arg: field('exclusivePerCall') }, { fn: 'sum', arg: field('exclusivePerCallPoints') }, { fn: 'min', arg: field('min') },
   ]);
-  const minute = chooseResolution(plan({ aggregates }), { hourlyUntilMs: null });
+  const minute = chooseResolution(plan({ aggregates }), { hourlyUntilMs: null, minuteFromMs: null });
   assert.deepEqual(minute.plan.aggregates, aggregates, 'unchanged when the minutes answer');
+});
+
+test('buckets off the hour: 1-minute data while kept, rollups only for hours whose minutes may have expired', () => {
+  // NRQL lays TIMESERIES buckets back from now: 1-hour buckets ending at 10:17.
+  const window = { beginMs: H + 17 * 60_000, endMs: H + 10 * HOUR_MS + 17 * 60_000 };
+  const hourly = plan({ window, buckets: { beginMs: window.beginMs, widthMs: HOUR_MS, count: 10 } });
+  assert.equal(chooseResolution(hourly, { hourlyUntilMs: H + 9 * HOUR_MS, minuteFromMs: null }).resolution, 'minute', 'nothing expired: minutes answer exactly');
+  // Minutes before 04:30 may be gone: rollups for 01:00–05:00, minutes for the rest.
+  const old = chooseResolution(hourly, { hourlyUntilMs: H + 9 * HOUR_MS, minuteFromMs: H + 4 * HOUR_MS + 30 * 60_000 });
+  assert.deepEqual([old.resolution, old.plan.source], ['mixed', { kind: 'timeslices', hourly: { beginMs: H + HOUR_MS, endMs: H + 5 * HOUR_MS } }]);
+  const fine = plan({ window, buckets: { beginMs: window.beginMs, widthMs: 30 * 60_000, count: 20 } });
+  assert.equal(chooseResolution(fine, { hourlyUntilMs: H + 9 * HOUR_MS, minuteFromMs: H + 4 * HOUR_MS }).resolution, 'minute', 'buckets under an hour');
 });

@@ -7,6 +7,8 @@ export const HOUR_MS = 3_600_000;
 export interface TimesliceCoverage {
   /** Hours before this are rolled up (each exactly once); null: none yet. */
   readonly hourlyUntilMs: number | null;
+  /** 1-minute timeslices from this time on are all kept; earlier ones may have expired. Null: none expire. */
+  readonly minuteFromMs: number | null;
 }
 
 /** The resolution that answered a timeslice plan. */
@@ -81,39 +83,56 @@ function overRollups(call: AggregateCall): AggregateCall | undefined {
   return undefined;
 }
 
-/**
- * Whether hourly rollups answer `plan` exactly as the 1-minute timeslices they summarize: every
- * aggregate is one the summary algebra merges (sums of counts, totals, exclusives and squares; min
- * of mins; max of maxes) or the sum or count of a point the rollups keep (`ROLLED_UP_POINTS`), rows are filtered and grouped by their identity only (not by a value or
- * the minute), and time buckets are whole hours on hour boundaries, so no rollup straddles two.
- */
-export function rollupAnswers(plan: AggregatePlan): boolean {
-  if (plan.source.kind !== 'timeslices') return false;
-  if (plan.buckets && (plan.buckets.beginMs % HOUR_MS !== 0 || plan.buckets.widthMs % HOUR_MS !== 0)) return false;
-  return plan.aggregates.length > 0
+/** Aggregates, filters and groups that rollups answer as the minutes they summarize. */
+function rowsRollUp(plan: AggregatePlan): boolean {
+  return plan.source.kind === 'timeslices'
+    && plan.aggregates.length > 0
     && plan.aggregates.every((call) => overRollups(call) !== undefined)
     && predicateKeysOnly(plan.where)
     && plan.groupBy.every(rowKeysOnly);
 }
 
-/** The whole hours of `window` that rollups cover: [ceil(begin), min(floor(end), rolled-up-until)). */
-function hourlyPart(window: TimeWindow, coverage: TimesliceCoverage): TimeWindow | undefined {
-  if (coverage.hourlyUntilMs === null) return undefined;
+const hourAligned = (plan: AggregatePlan) => !plan.buckets || (plan.buckets.beginMs % HOUR_MS === 0 && plan.buckets.widthMs % HOUR_MS === 0);
+
+/**
+ * Whether hourly rollups answer `plan` exactly as the 1-minute timeslices they summarize: every
+ * aggregate is one the summary algebra merges (sums of counts, totals, exclusives and squares; min
+ * of mins; max of maxes) or the sum or count of a point the rollups keep (`ROLLED_UP_POINTS`), rows
+ * are filtered and grouped by their identity only (not by a value or the minute), and time buckets
+ * are whole hours on hour boundaries, so no rollup straddles two.
+ */
+export function rollupAnswers(plan: AggregatePlan): boolean {
+  return rowsRollUp(plan) && hourAligned(plan);
+}
+
+/** The whole hours of `window` before `untilMs`: [ceil(begin), min(floor(end), until)). */
+function hoursOf(window: TimeWindow, untilMs: number): TimeWindow | undefined {
   const beginMs = Math.ceil(window.beginMs / HOUR_MS) * HOUR_MS;
-  const endMs = Math.min(Math.floor(window.endMs / HOUR_MS) * HOUR_MS, coverage.hourlyUntilMs);
+  const endMs = Math.min(Math.floor(window.endMs / HOUR_MS) * HOUR_MS, untilMs);
   return beginMs < endMs ? { beginMs, endMs } : undefined;
 }
 
 /**
  * The plan with its timeslice source reading rollups for the whole hours they cover and 1-minute
  * timeslices for the rest of the window, when rollups answer it exactly (`rollupAnswers`), its
- * aggregates of kept points reading their fields (which 1-minute rows compute); else the plan as it is. The answer is the same either way for the data both hold; once 1-minute data has
+ * aggregates of kept points reading their fields (which 1-minute rows compute); else the plan as
+ * it is. The answer is the same either way for the data both hold; once 1-minute data has
  * expired, only the rollups still have it. Every surface's plan passes through here in the store,
  * so REST, NRQL and the graph API keep agreeing.
+ *
+ * Buckets of an hour or more that are not on hour boundaries (NRQL lays TIMESERIES buckets back
+ * from now) cannot be answered exactly from rollups; the 1-minute timeslices answer them while
+ * they are kept, and the rollups only for the hours whose minutes may have expired (before
+ * `minuteFromMs`, to the next whole hour), each rollup counted in the bucket its hour begins in.
  */
 export function chooseResolution(plan: AggregatePlan, coverage: TimesliceCoverage): { plan: AggregatePlan; resolution: TimesliceResolution } {
-  if (plan.source.kind !== 'timeslices' || !rollupAnswers(plan)) return { plan, resolution: 'minute' };
-  const hourly = hourlyPart(plan.window, coverage);
+  if (!rowsRollUp(plan) || coverage.hourlyUntilMs === null) return { plan, resolution: 'minute' };
+  let until = coverage.hourlyUntilMs;
+  if (!hourAligned(plan)) {
+    if (plan.buckets!.widthMs < HOUR_MS || coverage.minuteFromMs === null) return { plan, resolution: 'minute' };
+    until = Math.min(until, Math.ceil(coverage.minuteFromMs / HOUR_MS) * HOUR_MS);
+  }
+  const hourly = hoursOf(plan.window, until);
   if (!hourly) return { plan, resolution: 'minute' };
   const whole = hourly.beginMs === plan.window.beginMs && hourly.endMs === plan.window.endMs;
   return {

@@ -85,7 +85,13 @@ test('REST and NRQL answer the same from hourly rollups, say so, and keep answer
   const slices = old.json().metric_data.metrics[0].timeslices as { from: string; to: string; values: { call_count: number } }[];
   assert.deepEqual([slices.length, slices[0]!.from, slices.at(-1)!.to], [7, '2026-11-10T01:00:00+00:00', '2026-11-10T08:00:00+00:00']);
   assert.equal(old.headers['x-timeslice-resolution'], 'hour');
+  // NRQL buckets laid back from an UNTIL off the hour: past the minutes' retention each hour's rollup
+  // counts in the bucket it begins in; the half hours at the ends had only minutes, now expired.
+  const series = await nrql(`SELECT count(newrelic.timeslice.value) AS calls FROM Metric WHERE appId = ${app.appId} AND metricTimesliceName = 'HttpDispatcher'`
+    + ` SINCE ${day + 90 * 60_000} UNTIL ${day + 9.5 * HOUR} TIMESERIES 1 hour`);
+  const hourSums = (h: number) => [0, 20, 40].reduce((sum, m) => sum + callsAt(h * 60 + m), 0);
+  assert.deepEqual(series.results.map((r) => r.calls), [2, 3, 4, 5, 6, 7, 8].map(hourSums).concat([0]));
+  assert.ok(series.metadata.messages.some((m) => m.startsWith('Metric timeslices were read from hourly rollups')));
   // 01:00 to 08:00: the hour from 08:00 left out.
-  const hourCalls = (h: number) => [0, 20, 40].reduce((sum, m) => sum + callsAt(h * 60 + m), 0);
-  assert.equal(slices.reduce((sum, s) => sum + s.values.call_count, 0), calls - hourCalls(8));
+  assert.equal(slices.reduce((sum, s) => sum + s.values.call_count, 0), calls - hourSums(8));
 });

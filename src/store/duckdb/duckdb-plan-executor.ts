@@ -48,7 +48,7 @@ export class DuckDbPlanExecutor implements PlanExecutor {
     private readonly db: Database,
     private readonly maxConnections = 4,
     /** What the rollups hold now; none: every plan reads 1-minute timeslices. */
-    private readonly coverage: () => TimesliceCoverage = () => ({ hourlyUntilMs: null }),
+    private readonly coverage: () => TimesliceCoverage = () => ({ hourlyUntilMs: null, minuteFromMs: null }),
   ) {}
 
   async aggregate(requested: AggregatePlan, options: QueryOptions = {}): Promise<AggregateColumns> {

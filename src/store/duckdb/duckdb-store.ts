@@ -68,7 +68,7 @@ export class DuckDbStore implements Store {
     // batch writer's BEGIN and COMMIT waited for one to end (ingest acks of minutes in
     // bench/starvation.ts). Three read connections leave one thread to ingest.
     let upkeep: TimesliceUpkeep | undefined;
-    const executor = new DuckDbPlanExecutor(db, READ_CONNECTIONS, () => upkeep?.coverage ?? { hourlyUntilMs: null });
+    const executor = new DuckDbPlanExecutor(db, READ_CONNECTIONS, () => upkeep?.coverage ?? { hourlyUntilMs: null, minuteFromMs: null });
     try {
       const clock = options.clock;
       const metrics = await DuckDbMetricIndex.load(db, writer, clock, {

@@ -80,7 +80,10 @@ export class TimesliceUpkeep {
 
   /** What readers may take from rollups now. */
   get coverage(): TimesliceCoverage {
-    return { hourlyUntilMs: this.state.watermarkMs };
+    const minuteMs = this.options.retention.minuteMs;
+    // What retention deletes (`expiries`): before the cutoff, and only below the watermark.
+    const minuteFromMs = minuteMs === null || this.state.watermarkMs === null ? null : Math.min(this.cutoff(minuteMs), this.state.watermarkMs);
+    return { hourlyUntilMs: this.state.watermarkMs, minuteFromMs };
   }
 
   get lastRuns(): Readonly<UpkeepState> {
