@@ -196,7 +196,7 @@ export class TimesliceUpkeep {
   }
 
   /** Every deletion retention asks for now, in the order they run. */
-  expiries(): Expiry[] {
+  private expiries(): Expiry[] {
     const r = this.options.retention;
     const out: Expiry[] = [];
     if (r.minuteMs !== null && this.state.watermarkMs !== null) {
