@@ -113,7 +113,7 @@ async function main(): Promise<void> {
     const minuteExecutor = new DuckDbPlanExecutor(server.db);
     const minuteApi = await buildApiApp({
       catalog: server.catalog, metrics: server.metrics, executor: minuteExecutor, clock, entities: server.entities, ready: () => true,
-      deployments: server.store.deployments, writer: server.writer, restSunset: 'never', apiUsage: server.apiUsage,
+      deployments: server.store.deployments, traces: server.store.traces, writer: server.writer, restSunset: 'never', apiUsage: server.apiUsage,
     });
     const app = appIds[0]!;
     const cases: { label: string; method: 'GET' | 'POST'; url: string; payload?: object }[] = [];

@@ -11,6 +11,7 @@ import { Database } from './database.js';
 import { DuckDbBatchWriter } from './duckdb-batch-writer.js';
 import { DuckDbCatalog } from './duckdb-catalog.js';
 import { DuckDbChangeTrackingRecords } from './duckdb-change-tracking.js';
+import { DuckDbTraceStore } from './duckdb-traces.js';
 import { loadDuckDbEntityStores } from './duckdb-entity-stores.js';
 import { DuckDbMetricIndex } from './duckdb-metric-index.js';
 import { TimesliceCompactor, type CompactorOptions } from './timeslice-compactor.js';
@@ -53,6 +54,7 @@ export class DuckDbStore implements Store {
     readonly metrics: DuckDbMetricIndex,
     readonly entities: EntityStores,
     readonly deployments: Deployments,
+    readonly traces: DuckDbTraceStore,
     private readonly compactor: TimesliceCompactor,
     /** Rollups and retention; for tests and tools that look at its state. */
     readonly upkeep: TimesliceUpkeep,
@@ -86,7 +88,7 @@ export class DuckDbStore implements Store {
       const deployments = new Deployments(new DuckDbChangeTrackingRecords(db, writer), clock);
       const compactor = new TimesliceCompactor(db, clock, options.compaction, storeMaintenance);
       upkeep = await TimesliceUpkeep.load(db, clock, options.upkeep, storeMaintenance);
-      return new DuckDbStore(db, writer, executor, catalog, metrics, entities, deployments, compactor, upkeep, options.expireEveryMs, path);
+      return new DuckDbStore(db, writer, executor, catalog, metrics, entities, deployments, new DuckDbTraceStore(db), compactor, upkeep, options.expireEveryMs, path);
     } catch (error) {
       executor.close();
       await writer.close().catch(() => undefined);
