@@ -118,8 +118,8 @@ export async function buildApiApp(deps: ApiDeps): Promise<FastifyInstance> {
     sunset: deps.restSunset,
     usage: deps.apiUsage,
   }));
-  registerDeploymentRoutes(app, deps);
-  await app.register(deploymentsV0Plugin({ ...deps, sunset: deps.restSunset, usage: deps.apiUsage, limiter: limits.rest }));
+  registerDeploymentRoutes(app, { ...deps, nrql });
+  await app.register(deploymentsV0Plugin({ ...deps, nrql, sunset: deps.restSunset, usage: deps.apiUsage, limiter: limits.rest }));
   await app.register(eventApiPlugin(deps));
   registerApplicationRoutes(app, deps);
   registerMetricRoutes(app, admitted);

@@ -121,12 +121,10 @@ export interface ChangeTrackingRecords {
   append(accountId: number, appId: number, timestamp: number, eventType: string, attributes: string): Promise<void>;
   /** The next deployment id of the store-wide sequence; never handed out twice. */
   nextDeploymentId(): Promise<number>;
-  /** An application's deployments not deleted through REST, newest first (then highest id), a page at a time. */
-  list(accountId: number, appId: number, page: number, perPage: number): Promise<{ deployments: Deployment[]; total: number }>;
-  /** One deployment of the application, unless deleted through REST. */
+  /** One deployment of the application, unless deleted through REST (what DELETE checks under its lock). */
   find(accountId: number, appId: number, id: number): Promise<Deployment | undefined>;
-  /** The time of the application's most recent deployment (deleted ones too: they happened). */
-  latestTimestamp(accountId: number, appId: number): Promise<number | undefined>;
+  /** Ids of the application's deployments deleted through REST (REST's reads, through NRQL, leave them out). */
+  deletedDeploymentIds(accountId: number, appId: number): Promise<number[]>;
   /** Records deployment `id` as deleted through REST at `at` (epoch ms). */
   recordDeleted(accountId: number, appId: number, id: number, at: number): Promise<void>;
 }
@@ -191,19 +189,14 @@ export class Deployments {
     return { changeTrackingId, deploymentId, accountId: input.accountId, appId, timestamp: input.timestamp, attributes };
   }
 
-  /** An application's deployments not deleted through REST, newest first (then highest id), a page at a time. */
-  list(accountId: number, appId: number, page: number, perPage: number): Promise<{ deployments: Deployment[]; total: number }> {
-    return this.records.list(accountId, appId, page, perPage);
-  }
-
-  /** One deployment of the application, unless deleted through REST. */
+  /** One deployment of the application, unless deleted through REST (DELETE checks and records under one lock). */
   find(accountId: number, appId: number, id: number): Promise<Deployment | undefined> {
     return this.records.find(accountId, appId, id);
   }
 
-  /** The time of the application's most recent deployment (deleted ones too: they happened). */
-  latestTimestamp(accountId: number, appId: number): Promise<number | undefined> {
-    return this.records.latestTimestamp(accountId, appId);
+  /** Ids of the application's deployments deleted through REST (REST's reads, through NRQL, leave them out). */
+  deletedDeploymentIds(accountId: number, appId: number): Promise<number[]> {
+    return this.records.deletedDeploymentIds(accountId, appId);
   }
 
   /**
