@@ -24,7 +24,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildApiApp } from '../src/api/api-app.js';
+import { buildApiApp } from '../src/app/api-app.js';
 import { resolveServeConfig } from '../src/config.js';
 import { startServer } from '../src/server.js';
 import { DuckDbPlanExecutor } from '../src/store/duckdb/duckdb-plan-executor.js';

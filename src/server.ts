@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import pino from 'pino';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import { buildApiApp } from './api/api-app.js';
+import { buildApiApp } from './app/api-app.js';
 import { deploymentsV0Plugin } from './api/deployments-v0.js';
 import { collectorDeploymentsPlugin } from './api/rest/deployment-routes.js';
 import { createRateLimits } from './http/rate-limit.js';

@@ -1,9 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Catalog } from '../store/catalog.js';
 import type { Store } from '../store/store.js';
-
-/** `timeslice status` reads this; `timeslice maintain` posts to `${STORE_ROUTE}/maintain`. */
-export const STORE_ROUTE = '/timeslice/v1/store';
+import { STORE_ROUTE } from '../http/service-paths.js';
 
 export interface StoreRouteDeps {
   readonly catalog: Pick<Catalog, 'accountForUserKey'>;

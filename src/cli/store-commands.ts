@@ -1,4 +1,4 @@
-import { STORE_ROUTE } from '../api/store-route.js';
+import { STORE_ROUTE } from '../http/service-paths.js';
 import { systemClock } from '../clock.js';
 import { openStore } from '../store/open-store.js';
 import type { RetentionOptions, StoreEngine, StoreStatus, UpkeepOptions, UpkeepReport } from '../store/store.js';

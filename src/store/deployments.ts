@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
+import { isReservedCustomAttribute } from '../domain/change-tracking-attributes.js';
 import { entityGuid } from '../domain/entity-guid.js';
+import { isStorableTime } from '../domain/time/time-range.js';
 import type { Application } from './catalog.js';
 import { Mutex } from './mutex.js';
 import { attributeJson } from './attribute-json.js';
@@ -89,16 +91,6 @@ export interface Deployment {
 /** An input the store refuses; the message is written for the API user. */
 export class ChangeTrackingInputError extends Error {}
 
-/**
- * Attribute names the event's own attributes use; a custom attribute may not take them (the
- * graph API refuses these keys too). Compared without case.
- */
-const RESERVED_CUSTOM_KEYS: ReadonlySet<string> = new Set([
-  'accountid', 'appid', 'appname', 'category', 'changetrackingid', 'customattributes', 'deploymentid', 'description',
-  'entity.guid', 'entity.name', 'eventtype', 'groupid', 'shortdescription', 'timestamp', 'type', 'user', 'version',
-  'service.source',
-]);
-
 const CATEGORY_FIELDS = ['version', 'changelog', 'commit', 'deepLink', 'featureFlagId'] as const;
 
 /** The event's own attributes, as `createEvent` writes them (each when it has a value). */
@@ -108,9 +100,6 @@ const OWN_ATTRIBUTES = [
 ] as const;
 /** At most this many attributes of an event are its own; the rest of an event's attribute limit is for custom ones. */
 export const MAX_OWN_ATTRIBUTES = OWN_ATTRIBUTES.length;
-
-/** The last millisecond of the year 9999: later times do not fit a TIMESTAMP. */
-const MAX_TIMESTAMP_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
 /**
  * Where change tracking events are kept and how REST's deployment views read them: the engine's
@@ -148,14 +137,14 @@ export class Deployments {
     const category = input.category.trim();
     const type = input.type.trim();
     if (category === '' || type === '') throw new ChangeTrackingInputError('a change tracking event needs a category and a type');
-    if (!Number.isFinite(input.timestamp) || input.timestamp < 0 || input.timestamp > MAX_TIMESTAMP_MS) {
+    if (!isStorableTime(input.timestamp)) {
       throw new ChangeTrackingInputError(`timestamp ${input.timestamp} is not a time`);
     }
     const fields = input.fields ?? {};
     const isDeployment = category === DEPLOYMENT_CATEGORY;
     const version = present(fields.version);
     for (const key of Object.keys(input.customAttributes ?? {})) {
-      if (key.trim() === '' || RESERVED_CUSTOM_KEYS.has(key.toLowerCase())) {
+      if (key.trim() === '' || isReservedCustomAttribute(key)) {
         throw new ChangeTrackingInputError(`'${key}' cannot be a custom attribute name: it is reserved`);
       }
     }

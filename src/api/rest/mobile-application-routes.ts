@@ -4,7 +4,8 @@ import { formatRestTime } from '../../domain/time/iso8601.js';
 import type { MobileApplication, MobileApplications } from '../../store/mobile-applications.js';
 import type { PlanExecutor } from '../../store/plan-executor.js';
 import { nameFromCreateBody } from './entity-body.js';
-import { ENTITY_PAGE_SIZE, idsFilter, pathId } from './id-params.js';
+import { entityListPage } from './entity-list.js';
+import { pathId } from './id-params.js';
 import { paginate, parsePage } from './link-header.js';
 import { shapeMetricData } from './metric-data/metric-data-shape.js';
 import { metricDataRequest, METRIC_NAMES_PER_PAGE } from './metric-routes.js';
@@ -30,19 +31,9 @@ export interface MobileApplicationRouteDeps {
 export function registerMobileApplicationRoutes(app: FastifyInstance, deps: MobileApplicationRouteDeps): void {
   restRoute(app, 'GET', '/v2/mobile_applications', async (request, ctx) => {
     const params = RestParams.from(request.query, request.body);
-    const name = params.one('filter[name]')?.toLowerCase();
-    const ids = idsFilter(params, 'mobile application');
-    const matching = deps.mobileApplications.list(ctx.accountId)
-      .filter((m) => name === undefined || m.name.toLowerCase().includes(name))
-      .filter((m) => ids === undefined || ids.has(m.id))
-      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id - b.id));
-    const pageNumber = parsePage(params.one('page'));
-    const page = paginate(matching, pageNumber, ENTITY_PAGE_SIZE);
-    const summaries = await mobileSummaries(deps.executor, ctx.accountId, page.pageItems, deps.clock.now());
-    return {
-      body: { applications: page.pageItems.map((m) => mobileObject(m, summaries.get(m.id))) },
-      pagination: { page: pageNumber, lastPage: page.lastPage },
-    };
+    const { pageItems, pagination } = entityListPage(deps.mobileApplications.list(ctx.accountId), params, { what: 'mobile application', nameOf: (m) => m.name });
+    const summaries = await mobileSummaries(deps.executor, ctx.accountId, pageItems, deps.clock.now());
+    return { body: { applications: pageItems.map((m) => mobileObject(m, summaries.get(m.id))) }, pagination };
   });
 
   restRoute(app, 'GET', '/v2/mobile_applications/:id', async (request, ctx) => {

@@ -13,7 +13,7 @@ import { Database } from './database.js';
 import { DuckDbPlanExecutor } from './duckdb-plan-executor.js';
 import { MIGRATIONS } from './migrations.js';
 import { DuckDbStore } from './duckdb-store.js';
-import { TIMESLICE_TABLES } from './timeslice-compactor.js';
+import { TIMESLICE_TABLES } from './timeslice-tables.js';
 
 const HOUR = 3_600_000;
 const MINUTE = 60_000;

@@ -9,7 +9,7 @@ import { Mutex } from '../mutex.js';
 import { DEFAULT_UPKEEP, KEY_METRIC_PATTERNS, type TableStatus, type UpkeepOptions, type UpkeepReport } from '../store.js';
 import type { Database } from './database.js';
 import { timestampValue } from './duckdb-values.js';
-import { HOURLY_TIMESLICES, TIMESLICE_TABLES } from './timeslice-compactor.js';
+import { HOURLY_TIMESLICES, TIMESLICE_TABLES } from './timeslice-tables.js';
 
 const MINUTE_MS = 60_000;
 
