@@ -35,6 +35,8 @@ export const MODULES: Readonly<Record<string, ModuleRule>> = {
   'api/graphql': { paths: ['api/graphql'], mayImport: SURFACE_MAY_IMPORT },
   'api/nrql-route': { paths: ['api/nrql-route.ts'], mayImport: SURFACE_MAY_IMPORT },
   'api/index-page': { paths: ['api/index-page.ts'], mayImport: SURFACE_MAY_IMPORT },
+  // The store's upkeep over HTTP (`timeslice status`, `timeslice maintain`).
+  'api/store-route': { paths: ['api/store-route.ts'], mayImport: SURFACE_MAY_IMPORT },
   // The web UI's server side: its bundle and the reads its pages make beside NRQL.
   'api/ui': { paths: ['api/ui'], mayImport: SURFACE_MAY_IMPORT },
   // The ingest surfaces share what sits directly in ingest/ (the limits of what may be stored); nothing else reads it.
@@ -53,6 +55,7 @@ export const MODULES: Readonly<Record<string, ModuleRule>> = {
       'api/graphql',
       'api/nrql-route',
       'api/index-page',
+      'api/store-route',
       'api/ui',
       'ingest/agent',
       'ingest/event-api',
