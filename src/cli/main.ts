@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError, resolveServeConfig, storeEngine } from '../config.js';
 import { serveCommand } from './serve.js';
@@ -11,6 +12,8 @@ Commands:
   serve   Run the service: HTTP API and HTTPS agent collector on the embedded store
   demo    Run the service with an instrumented app and live traffic, to see data within two minutes
   query   Run one NRQL query on a running service: timeslice query "SELECT count(*) FROM Transaction"
+
+  version Print the version (also --version, -v)
 
 Options (serve, demo):
   --host <addr>            listen address            (TIMESLICE_HOST, default 127.0.0.1)
@@ -79,6 +82,11 @@ export async function run(argv: readonly string[]): Promise<number> {
           ...(values.timeout !== undefined ? { timeoutSeconds: Number(values.timeout) } : {}),
         });
       }
+      case 'version':
+      case '--version':
+      case '-v':
+        process.stdout.write(`timeslice ${packageVersion()}\n`);
+        return 0;
       case undefined:
       case 'help':
       case '--help':
@@ -104,6 +112,12 @@ export async function run(argv: readonly string[]): Promise<number> {
     }
     throw error;
   }
+}
+
+/** package.json at the package root; this file runs from dist/src/cli. */
+function packageVersion(): string {
+  const manifest = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return manifest.version;
 }
 
 function usage(exitCode: number): number {
