@@ -17,6 +17,9 @@ export interface ServeConfig {
   /** Keys for account 1 instead of generated ones (emulator mode). */
   readonly apiKey?: string;
   readonly licenseKey?: string;
+  /** Account 1's first user (its admin), when the first start creates it (TIMESLICE_ADMIN_NAME, TIMESLICE_ADMIN_EMAIL). */
+  readonly adminName?: string;
+  readonly adminEmail?: string;
   readonly memoryLimit: string;
   readonly eventHarvestPeriodMs: number;
   readonly logLevel: string;
@@ -143,6 +146,8 @@ export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv): S
     store: storeEngine(env.TIMESLICE_STORE),
     ...(env.TIMESLICE_API_KEY ? { apiKey: env.TIMESLICE_API_KEY } : {}),
     ...(env.TIMESLICE_LICENSE_KEY ? { licenseKey: env.TIMESLICE_LICENSE_KEY } : {}),
+    ...(env.TIMESLICE_ADMIN_NAME ? { adminName: env.TIMESLICE_ADMIN_NAME } : {}),
+    ...(env.TIMESLICE_ADMIN_EMAIL ? { adminEmail: adminEmail(env.TIMESLICE_ADMIN_EMAIL) } : {}),
     memoryLimit: env.TIMESLICE_MEMORY_LIMIT || defaultMemoryLimit(totalmem()),
     eventHarvestPeriodMs: Number(period),
     logLevel: env.TIMESLICE_LOG_LEVEL || 'warn',
@@ -161,4 +166,9 @@ export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv): S
     },
     maxMetricNamesPerApp: metricNamesPerApp(env.TIMESLICE_METRIC_NAMES_PER_APP),
   };
+}
+
+function adminEmail(value: string): string {
+  if (!/^[^\s@]+@[^\s@]+$/.test(value.trim())) throw new ConfigError(`TIMESLICE_ADMIN_EMAIL must be an email address, got '${value}'`);
+  return value.trim();
 }

@@ -113,6 +113,8 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
     const createdKeys = await catalog.bootstrap({
       ...(config.apiKey ? { userKey: config.apiKey } : {}),
       ...(config.licenseKey ? { licenseKey: config.licenseKey } : {}),
+      ...(config.adminName ? { userName: config.adminName } : {}),
+      ...(config.adminEmail ? { userEmail: config.adminEmail } : {}),
     });
     const keysToShow = createdKeys ?? (config.apiKey && config.licenseKey ? { userKey: config.apiKey, licenseKey: config.licenseKey } : undefined);
     ready = true;

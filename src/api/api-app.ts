@@ -13,6 +13,7 @@ import { admittedExecutor, defaultAdmissionLimits, QueryAdmission } from '../nrq
 import { fastifyBaseOptions } from '../http/fastify-options.js';
 import { createRateLimits, type RateLimits } from '../http/rate-limit.js';
 import { registerNrqlRoute } from './nrql-route.js';
+import { registerManagementRoute } from './management.js';
 import { registerApplicationRoutes } from './rest/application-routes.js';
 import { registerBrowserApplicationRoutes } from './rest/browser-application-routes.js';
 import { registerHostRoutes } from './rest/host-routes.js';
@@ -88,12 +89,13 @@ export async function buildApiApp(deps: ApiDeps): Promise<FastifyInstance> {
   const admitted = { ...deps, executor: admittedExecutor(deps.executor, admission) };
   const limits = deps.rateLimits ?? createRateLimits(deps.clock);
   registerNrqlRoute(app, { catalog: deps.catalog, nrql, limiter: limits.nrql });
+  registerManagementRoute(app, deps.catalog);
   await app.register(async (graph) => graphPlugin(graph, {
     ...deps,
     nrql,
     principalForKey: (key) => {
       const user = deps.catalog.userOfKey(key);
-      return user && { accountId: user.accountId, keyHint: user.hint, userId: user.id, userName: user.name, createdAt: user.createdAt };
+      return user && { accountId: user.accountId, keyHint: user.hint, userId: user.id, userName: user.name, userEmail: user.email, createdAt: user.createdAt };
     },
   }));
   await app.register(graphiqlPlugin);

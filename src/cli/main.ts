@@ -4,6 +4,7 @@ import { ConfigError, resolveServeConfig, storeEngine } from '../config.js';
 import { serveCommand } from './serve.js';
 import { demoCommand } from './demo.js';
 import { queryCommand } from './query.js';
+import { manageCommand } from './manage.js';
 import { StoreLockedError } from '../store/store.js';
 
 const USAGE = `Usage: timeslice <command> [options]
@@ -13,7 +14,12 @@ Commands:
   demo    Run the service with an instrumented app and live traffic, to see data within two minutes
   query   Run one NRQL query on a running service: timeslice query "SELECT count(*) FROM Transaction"
 
-  version Print the version (also --version, -v)
+  accounts list | create "<name>"                         accounts (create also makes the account's license key)
+  users    list | create --account N --name "<name>" --email <address> [--admin]
+  keys     list | create --account N --kind user|license [--user ID] | revoke ID | rotate ID
+           (accounts, users, keys: through the running service with an admin's user key; or, with the
+            service stopped, --data <dir> directly: the recovery when every key is lost)
+  version  Print the version (also --version, -v)
 
 Options (serve, demo):
   --host <addr>            listen address            (TIMESLICE_HOST, default 127.0.0.1)
@@ -31,7 +37,10 @@ Options (query):
   --data <dir>             read a data directory directly instead (only while no service runs on it)
   --timeout <seconds>      statement timeout         (default 30)
 
-Environment: TIMESLICE_API_KEY and TIMESLICE_LICENSE_KEY set account 1's keys (emulator mode).
+Options (accounts, users, keys): --url, --api-key (an admin's), --data, --account, --json as for query.
+
+Environment: TIMESLICE_API_KEY and TIMESLICE_LICENSE_KEY: account 1's keys when its first start creates
+it (emulator mode); on a later start a key not stored is accepted for that run only, never stored.
 `;
 
 const SERVE_OPTIONS = {
@@ -74,12 +83,34 @@ export async function run(argv: readonly string[]): Promise<number> {
         if (values.timeout !== undefined && !/^\d+(\.\d+)?$/.test(values.timeout)) throw new ConfigError(`--timeout must be a number of seconds, got '${values.timeout}'`);
         return await queryCommand({
           query: positionals[0]!,
-          url: values.url ?? process.env.TIMESLICE_URL ?? `http://127.0.0.1:${process.env.TIMESLICE_PORT || '3000'}`,
+          url: values.url ?? defaultUrl(),
           apiKey: values['api-key'] ?? process.env.TIMESLICE_API_KEY,
           json: values.json ?? false,
           ...(values.data !== undefined ? { dataDir: values.data, store: storeEngine(process.env.TIMESLICE_STORE) } : {}),
           ...(values.account !== undefined ? { accountId: Number(values.account) } : {}),
           ...(values.timeout !== undefined ? { timeoutSeconds: Number(values.timeout) } : {}),
+        });
+      }
+      case 'accounts':
+      case 'users':
+      case 'keys': {
+        const { values, positionals } = parseArgs({
+          args: [...rest],
+          allowPositionals: true,
+          options: {
+            account: { type: 'string' }, kind: { type: 'string' }, user: { type: 'string' }, name: { type: 'string' }, email: { type: 'string' },
+            admin: { type: 'boolean' }, json: { type: 'boolean' }, url: { type: 'string' }, 'api-key': { type: 'string' }, data: { type: 'string' },
+            help: { type: 'boolean', short: 'h' },
+          },
+          strict: true,
+        });
+        if (values.help) return usage(0);
+        const { url, 'api-key': apiKey, data, help: _help, ...flags } = values;
+        return await manageCommand({
+          noun: command, verb: positionals[0], args: positionals.slice(1), flags,
+          url: url ?? defaultUrl(),
+          apiKey: apiKey ?? process.env.TIMESLICE_API_KEY,
+          ...(data !== undefined ? { dataDir: data, store: storeEngine(process.env.TIMESLICE_STORE) } : {}),
         });
       }
       case 'version':
@@ -112,6 +143,10 @@ export async function run(argv: readonly string[]): Promise<number> {
     }
     throw error;
   }
+}
+
+function defaultUrl(): string {
+  return process.env.TIMESLICE_URL ?? `http://127.0.0.1:${process.env.TIMESLICE_PORT || '3000'}`;
 }
 
 /** package.json at the package root; this file runs from dist/src/cli. */

@@ -1,3 +1,4 @@
+import { dirname } from 'node:path';
 import type { ServeConfig } from '../config.js';
 import { startServer, type RunningServer } from '../server.js';
 
@@ -28,7 +29,9 @@ export function describeServer(server: RunningServer): string {
     '',
     keys
       ? `Account 1 ("Default") keys — shown once, stored only as hashes:\n  User API key (X-Api-Key / Api-Key):  ${keys.userKey}\n  License key (agents):                ${keys.licenseKey}`
-      : `Account 1 keys were created on first start and are stored only as hashes; set TIMESLICE_API_KEY and\nTIMESLICE_LICENSE_KEY to choose keys you know.`,
+      : `Account 1's keys were shown when they were created and are stored only as hashes. List, create, revoke\n` +
+        `or rotate keys with \`npx timeslice keys\` (an admin's user key); lost every key? Stop the service and run\n` +
+        `  npx timeslice keys create --account 1 --kind user --data ${shellQuote(dataDirOf(server))}`,
     '',
     'Point a New Relic agent here: in your app\'s folder, run (set NEW_RELIC_APP_NAME to your app\'s name)',
     ...Object.entries(agentEnvironment(server, keys?.licenseKey)).map(([k, v]) => `  export ${k}=${shellQuote(v)}`),
@@ -39,6 +42,10 @@ export function describeServer(server: RunningServer): string {
     '',
   ];
   return lines.join('\n');
+}
+
+function dataDirOf(server: RunningServer): string {
+  return dirname(server.databasePath);
 }
 
 function shellQuote(v: string): string {
