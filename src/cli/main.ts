@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError, resolveServeConfig, storeEngine } from '../config.js';
 import { serveCommand } from './serve.js';
-import { demoCommand } from './demo.js';
+import { DEMO_DATA_DIR, demoCommand } from './demo.js';
 import { queryCommand } from './query.js';
 import { manageCommand } from './manage.js';
 import { StoreLockedError } from '../store/store.js';
@@ -25,7 +25,7 @@ Options (serve, demo):
   --host <addr>            listen address            (TIMESLICE_HOST, default 127.0.0.1)
   --port <n>               HTTP API port             (TIMESLICE_PORT, default 3000)
   --collector-port <n>     HTTPS collector port      (TIMESLICE_COLLECTOR_PORT, default 3443)
-  --data <dir>             data directory            (TIMESLICE_DATA, default ./data)
+  --data <dir>             data directory            (TIMESLICE_DATA, default ./data; demo: ./demo-data)
 Options (demo):
   --duration <seconds>     how long to drive traffic (default 150; 0 = until interrupted)
 
@@ -65,7 +65,9 @@ export async function run(argv: readonly string[]): Promise<number> {
         if (values.help) return usage(0);
         const duration = values.duration ?? '150';
         if (!/^\d+$/.test(duration)) throw new ConfigError(`--duration must be a whole number of seconds, got '${duration}'`);
-        return await demoCommand(resolveServeConfig(values, process.env), Number(duration));
+        // Its own data directory, so the demo's application never joins the ones `serve` shows.
+        const data = values.data ?? (process.env.TIMESLICE_DATA ? undefined : DEMO_DATA_DIR);
+        return await demoCommand(resolveServeConfig({ ...values, ...(data !== undefined ? { data } : {}) }, process.env), Number(duration));
       }
       case 'query': {
         const { values, positionals } = parseArgs({

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -129,4 +129,20 @@ test('timeslice --version prints the package version', () => {
     const run = spawnSync(process.execPath, [cli, flag], { encoding: 'utf8' });
     assert.deepEqual([run.status, run.stdout, run.stderr], [0, `timeslice ${manifest.version}\n`, '']);
   }
+});
+
+test('the demo keeps its data in its own directory and its closing hint runs through npx', { timeout: 120_000 }, async (t) => {
+  const cwd = await mkdtemp(join(tmpdir(), 'timeslice-demo-cwd-'));
+  t.after(() => rm(cwd, { recursive: true, force: true }));
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('TIMESLICE_') && !k.startsWith('NEW_RELIC_') && v !== undefined) env[k] = v;
+  const child = spawn(process.execPath, [cli, 'demo', '--duration', '1', '--port', '0', '--collector-port', '0'], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (d) => { out += d; });
+  child.stderr!.on('data', (d) => { out += d; });
+  assert.equal(await waitForExit(child, 100_000), 0, out);
+  const demoData = join(cwd, 'demo-data');
+  assert.match(out, new RegExp(`^ {4}npx timeslice serve --data ${demoData.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
+  assert.ok(existsSync(join(demoData, 'timeslice.duckdb')), 'the demo store is in ./demo-data');
+  assert.equal(existsSync(join(cwd, 'data')), false, 'serve\'s ./data is left alone');
 });
