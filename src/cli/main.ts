@@ -32,6 +32,8 @@ Options (demo):
 Options (query):
   --account <id>           account to read           (default: the API key's account)
   --json                   print NerdGraph's result container as JSON instead of a table
+  --utc                    print times in UTC            (default: the local time zone, with its offset)
+  --wide                   print whole values: no cell cut to 60 characters, numbers unrounded
   --url <url>              the service's HTTP API    (TIMESLICE_URL, default http://127.0.0.1:<TIMESLICE_PORT or 3000>)
   --api-key <key>          a user API key            (TIMESLICE_API_KEY)
   --data <dir>             read a data directory directly instead (only while no service runs on it)
@@ -75,7 +77,7 @@ export async function run(argv: readonly string[]): Promise<number> {
           allowPositionals: true,
           options: {
             account: { type: 'string' }, json: { type: 'boolean' }, url: { type: 'string' }, 'api-key': { type: 'string' }, data: { type: 'string' },
-            timeout: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+            timeout: { type: 'string' }, utc: { type: 'boolean' }, wide: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
           },
           strict: true,
         });
@@ -88,6 +90,7 @@ export async function run(argv: readonly string[]): Promise<number> {
           url: values.url ?? defaultUrl(),
           apiKey: values['api-key'] ?? process.env.TIMESLICE_API_KEY,
           json: values.json ?? false,
+          style: { utc: values.utc ?? false, wide: values.wide ?? false },
           ...(values.data !== undefined ? { dataDir: values.data, store: storeEngine(process.env.TIMESLICE_STORE) } : {}),
           ...(values.account !== undefined ? { accountId: Number(values.account) } : {}),
           ...(values.timeout !== undefined ? { timeoutSeconds: Number(values.timeout) } : {}),
