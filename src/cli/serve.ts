@@ -14,7 +14,7 @@ export function agentEnvironment(server: RunningServer, licenseKey: string | und
     NEW_RELIC_APP_NAME: DEFAULT_AGENT_APP_NAME,
     NEW_RELIC_HOST: server.collectorHost,
     NEW_RELIC_PORT: String(server.collectorPort),
-    NEW_RELIC_LICENSE_KEY: licenseKey ?? '<the license key printed on first start>',
+    NEW_RELIC_LICENSE_KEY: licenseKey ?? '<a license key: shown when created; npx timeslice keys create --account 1 --kind license makes one>',
     NODE_EXTRA_CA_CERTS: server.certPath,
   };
 }
