@@ -77,7 +77,7 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
   let decoder: AgentDecoder | undefined;
   try {
     if (!(store instanceof DuckDbStore)) throw new Error(`store engine ${store.engine} has no database to show`);
-    const { catalog, metrics, entities, writer, executor, deployments } = store;
+    const { catalog, metrics, entities, writer, executor, deployments, traces } = store;
     const tls = await ensureCollectorCertificate(config.dataDir, [config.host, ...config.certHosts]);
     decoder = config.ingestWorkers > 0 ? new WorkerDecoderPool(config.ingestWorkers) : inlineDecoder;
     let collectorPort = config.collectorPort;
@@ -102,7 +102,7 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
     const admission = new QueryAdmission(config.queryAdmission);
     api = await buildApiApp({
       catalog, metrics, executor, clock, entities, ready: () => ready, logger,
-      deployments, writer, restSunset: config.restSunset, apiUsage, rateLimits, admission,
+      deployments, traces, writer, restSunset: config.restSunset, apiUsage, rateLimits, admission,
     });
     await collector.listen({ host: config.host, port: config.collectorPort });
     collectorPort = (collector.server.address() as { port: number }).port;
