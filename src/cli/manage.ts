@@ -92,7 +92,7 @@ export async function manageCommand(options: ManageCommandOptions, out: NodeJS.W
       });
     } catch (error) {
       const cause = (error as Error).cause instanceof Error ? ((error as Error).cause as Error).message : (error as Error).message;
-      err.write(`${label}: cannot reach ${options.url} (${cause}); is \`timeslice serve\` running? (--url, or --data <dir> while it is stopped)\n`);
+      err.write(`${label}: cannot reach ${options.url} (${cause}); is \`npx timeslice serve\` running? (--url, or --data <dir> while it is stopped)\n`);
       return 1;
     }
     answer = await response.json() as Record<string, unknown>;

@@ -71,7 +71,7 @@ export async function queryCommand(options: QueryCommandOptions, out: NodeJS.Wri
       }),
     });
   } catch (error) {
-    err.write(`timeslice query: cannot reach ${options.url} (${(error as Error).cause instanceof Error ? ((error as Error).cause as Error).message : (error as Error).message}); is \`timeslice serve\` running? (--url)\n`);
+    err.write(`timeslice query: cannot reach ${options.url} (${(error as Error).cause instanceof Error ? ((error as Error).cause as Error).message : (error as Error).message}); is \`npx timeslice serve\` running? (--url)\n`);
     return 1;
   }
   const body = await response.json() as NrqlAnswer & ErrorBody;
