@@ -1,4 +1,5 @@
-import { ADMIN_ROUTE, manage, ManagementError, parseManagementRequest, type ManagementRequest } from '../api/management.js';
+import { manage, ManagementError, parseManagementRequest, type ManagementRequest } from '../accounts/account-management.js';
+import { ADMIN_ROUTE } from '../http/service-paths.js';
 import { systemClock } from '../clock.js';
 import { ConfigError } from '../config.js';
 import { openStore } from '../store/open-store.js';
