@@ -64,22 +64,10 @@ export const MODULES: Readonly<Record<string, ModuleRule>> = {
 };
 
 /**
- * Imports that break the rules today and are being removed by the storage-seam and formula work of
- * issue 13. Each names what it allows and why; delete an entry once nothing matches it (the test
- * reports unused entries).
+ * Imports that break the rules and are being removed, each naming what it allows and why; delete an
+ * entry once nothing matches it (the test reports unused entries). None today.
  */
-export const EXCEPTIONS: readonly Exception[] = [
-  {
-    from: 'domain/aggregate/timeslice-function.ts',
-    to: 'plan',
-    reason: 'TimesliceFunction lowers to plan expressions; the one formula language replaces it with NRQL expressions (formula)',
-  },
-  {
-    from: 'applications/summaries',
-    to: 'api/rest/mobile-data.ts',
-    reason: 'mobile and browser summaries read REST mobile value formulas; they become NRQL expressions under applications/ (formula)',
-  },
-];
+export const EXCEPTIONS: readonly Exception[] = [];
 
 /**
  * Imports that close an import cycle and are being removed, named with their reason like the
