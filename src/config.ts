@@ -22,6 +22,8 @@ export interface ServeConfig {
   readonly adminEmail?: string;
   readonly memoryLimit: string;
   readonly eventHarvestPeriodMs: number;
+  /** How often alert conditions are evaluated (TIMESLICE_ALERT_EVERY_MS, default one minute; 0 = never). */
+  readonly alertIntervalMs?: number;
   readonly logLevel: string;
   /** Worker threads that decode agent bodies; 0 decodes on the event loop. */
   readonly ingestWorkers: number;
@@ -150,6 +152,7 @@ export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv): S
     ...(env.TIMESLICE_ADMIN_EMAIL ? { adminEmail: adminEmail(env.TIMESLICE_ADMIN_EMAIL) } : {}),
     memoryLimit: env.TIMESLICE_MEMORY_LIMIT || defaultMemoryLimit(totalmem()),
     eventHarvestPeriodMs: Number(period),
+    alertIntervalMs: milliseconds(env.TIMESLICE_ALERT_EVERY_MS, 60_000, 'TIMESLICE_ALERT_EVERY_MS'),
     logLevel: env.TIMESLICE_LOG_LEVEL || 'warn',
     ingestWorkers: ingestWorkers(env.TIMESLICE_INGEST_WORKERS),
     certHosts: (env.TIMESLICE_CERT_HOSTS ?? '').split(',').map((h) => h.trim()).filter(Boolean),

@@ -9,6 +9,7 @@ import type { MetricIndex } from '../store/metric-index.js';
 import type { PlanExecutor } from '../store/plan-executor.js';
 import type { TraceStore } from '../store/traces.js';
 import { storeDictionaries } from '../nrql/dictionaries.js';
+import type { AlertService } from '../alerts/alert-service.js';
 import { NrqlEngine } from '../nrql/nrql-engine.js';
 import { admittedExecutor, defaultAdmissionLimits, QueryAdmission } from '../nrql/query-admission.js';
 import { fastifyBaseOptions } from '../http/fastify-options.js';
@@ -53,6 +54,8 @@ export interface ApiDeps {
   readonly restSunset: SunsetMode;
   /** Records every REST v2 and v0 call. */
   readonly apiUsage: ApiUsageRecorder;
+  /** Alerting, for the graph API's alerts and aiIssues fields and entities' alertSeverity. */
+  readonly alerts?: AlertService;
   /** Error traces, transaction traces and slow SQL, for the web UI. */
   readonly traces: TraceStore;
   /** Admits queries of every surface (NRQL route, graph, REST metric data); without one, the defaults for this machine. */

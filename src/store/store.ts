@@ -1,3 +1,4 @@
+import type { AlertRecords } from './alert-records.js';
 import type { BatchWriter } from './batch-writer.js';
 import type { Catalog } from './catalog.js';
 import type { ExpiredEntries } from './catalog/agent-runs.js';
@@ -43,6 +44,8 @@ export interface Store {
   readonly entities: EntityStores;
   /** Change tracking events, deployments among them. */
   readonly deployments: Deployments;
+  /** Alert policies, conditions, evaluator state, incidents and issues. */
+  readonly alerts: AlertRecords;
   /** Error traces, transaction traces and slow SQL as agents sent them. */
   readonly traces: TraceStore;
   /** Starts background upkeep (compaction, idle expiry) on timers. */

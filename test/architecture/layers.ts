@@ -10,7 +10,7 @@ import type { Exception, ModuleRule } from './import-graph.js';
  * them (app/, server.ts, config.ts) and the CLI.
  */
 const LOWER = ['clock', 'domain', 'plan', 'sql', 'security', 'store'] as const;
-const SURFACE_MAY_IMPORT = [...LOWER, 'nrql', 'applications', 'accounts', 'http'] as const;
+const SURFACE_MAY_IMPORT = [...LOWER, 'nrql', 'applications', 'accounts', 'alerts', 'http'] as const;
 
 export const MODULES: Readonly<Record<string, ModuleRule>> = {
   clock: { paths: ['clock.ts'], mayImport: [] },
@@ -25,6 +25,9 @@ export const MODULES: Readonly<Record<string, ModuleRule>> = {
   'duckdb-package': { paths: ['@duckdb/node-api'], mayImport: [], packages: true },
   nrql: { paths: ['nrql'], mayImport: ['clock', 'domain', 'plan', 'sql', 'store'] },
   applications: { paths: ['applications'], mayImport: ['clock', 'domain', 'plan', 'nrql', 'store'] },
+  // Alerting's service: evaluates conditions through NRQL, keeps its state in the store, sends webhooks.
+  // Its pure model and evaluator live in domain/alerts; the surfaces render it.
+  alerts: { paths: ['alerts'], mayImport: ['clock', 'domain', 'plan', 'nrql', 'store'] },
   http: { paths: ['http'], mayImport: ['clock', 'domain'] },
   // Accounts, users and keys: the operations the admin route and `timeslice accounts|users|keys --data` run.
   accounts: { paths: ['accounts'], mayImport: ['clock', 'domain', 'security', 'store'] },

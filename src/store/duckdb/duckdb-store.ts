@@ -7,6 +7,7 @@ import { Mutex } from '../mutex.js';
 import { DuckDbPlanExecutor } from './duckdb-plan-executor.js';
 import type { Store } from '../store.js';
 import { Database } from './database.js';
+import { DuckDbAlertRecords } from './duckdb-alert-records.js';
 import { DuckDbBatchWriter } from './duckdb-batch-writer.js';
 import { DuckDbCatalog } from './duckdb-catalog.js';
 import { DuckDbChangeTrackingRecords } from './duckdb-change-tracking.js';
@@ -51,6 +52,7 @@ export class DuckDbStore implements Store {
     readonly entities: EntityStores,
     readonly deployments: Deployments,
     readonly traces: DuckDbTraceStore,
+    readonly alerts: DuckDbAlertRecords,
     private readonly compactor: TimesliceCompactor,
     private readonly expireEveryMs: number,
   ) {}
@@ -80,7 +82,7 @@ export class DuckDbStore implements Store {
       catalog.retireForgottenInstances();
       const deployments = new Deployments(new DuckDbChangeTrackingRecords(db, writer), clock);
       const compactor = new TimesliceCompactor(db, clock, options.compaction, storeMaintenance);
-      return new DuckDbStore(db, writer, executor, catalog, metrics, entities, deployments, new DuckDbTraceStore(db), compactor, options.expireEveryMs);
+      return new DuckDbStore(db, writer, executor, catalog, metrics, entities, deployments, new DuckDbTraceStore(db), new DuckDbAlertRecords(db), compactor, options.expireEveryMs);
     } catch (error) {
       executor.close();
       await writer.close().catch(() => undefined);

@@ -316,6 +316,71 @@ INSERT INTO entity_ids
   },
   {
     version: 8,
+    name: 'alerts: policies, conditions, evaluator state, incidents and issues',
+    sql: `
+-- One vocabulary (NerdGraph's); REST v2 renders the same rows (a REST violation is an incident, a REST
+-- incident an issue). Bodies are the domain objects as JSON (src/alerts/alert-model.ts); the columns
+-- beside them are what lookups filter on.
+CREATE SEQUENCE alert_policy_ids START 1;
+CREATE SEQUENCE alert_condition_ids START 1;
+CREATE TABLE alert_policies (
+  id INTEGER NOT NULL,
+  account_id INTEGER NOT NULL,
+  body VARCHAR NOT NULL,
+  created_at BIGINT NOT NULL,       -- epoch ms
+  updated_at BIGINT NOT NULL
+);
+CREATE TABLE alert_conditions (
+  id INTEGER NOT NULL,
+  account_id INTEGER NOT NULL,
+  policy_id INTEGER NOT NULL,
+  body VARCHAR NOT NULL,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL
+);
+-- Each condition's evaluator memory (signals, pending windows, run counts): evaluation resumes from it.
+CREATE TABLE alert_evaluator_states (
+  condition_id INTEGER NOT NULL,
+  state VARCHAR NOT NULL
+);
+CREATE TABLE alert_incidents (
+  id VARCHAR NOT NULL,
+  account_id INTEGER NOT NULL,
+  condition_id INTEGER NOT NULL,
+  issue_id VARCHAR,
+  opened_at BIGINT NOT NULL,        -- wall time detected, epoch ms
+  closed_at BIGINT,                 -- wall time the close was decided
+  body VARCHAR NOT NULL
+);
+CREATE TABLE alert_issues (
+  id VARCHAR NOT NULL,
+  account_id INTEGER NOT NULL,
+  state VARCHAR NOT NULL,
+  created_at BIGINT NOT NULL,
+  closed_at BIGINT,
+  body VARCHAR NOT NULL
+);
+-- Notification destinations, channels and workflows (NerdGraph's aiNotifications and aiWorkflows).
+CREATE TABLE alert_destinations (id VARCHAR NOT NULL, account_id INTEGER NOT NULL, body VARCHAR NOT NULL);
+CREATE TABLE alert_channels (id VARCHAR NOT NULL, account_id INTEGER NOT NULL, body VARCHAR NOT NULL);
+CREATE TABLE alert_workflows (id VARCHAR NOT NULL, account_id INTEGER NOT NULL, body VARCHAR NOT NULL);
+-- The notification outbox and log: one row per (issue, channel, trigger, issue updatedAt), written in
+-- the transaction of the issue change it announces, so a restart neither loses nor repeats one.
+CREATE TABLE alert_notifications (
+  key VARCHAR NOT NULL,
+  account_id INTEGER NOT NULL,
+  issue_id VARCHAR NOT NULL,
+  channel_id VARCHAR NOT NULL,
+  body VARCHAR NOT NULL,            -- the outbox entry as JSON: workflow, trigger, rendered payload
+  status VARCHAR NOT NULL,          -- PENDING, SENT or FAILED
+  attempts INTEGER NOT NULL,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL
+);
+`,
+  },
+  {
+    version: 9,
     name: 'users, and user keys that belong to one',
     sql: `
 -- A user has a name and an email (NerdGraph's actor.user) and reaches one account; an admin may
@@ -335,7 +400,7 @@ INSERT INTO users
          id = (SELECT min(id) FROM api_keys WHERE kind = 'user'), created_at
   FROM api_keys WHERE kind = 'user';
 -- Rebuilt rather than altered (see migration 2).
-CREATE TABLE api_keys_v8 (
+CREATE TABLE api_keys_v9 (
   id INTEGER NOT NULL,
   account_id INTEGER NOT NULL,
   kind VARCHAR NOT NULL,            -- 'user' (REST, GraphQL) or 'license' (agents, ingest)
@@ -344,9 +409,9 @@ CREATE TABLE api_keys_v8 (
   created_at TIMESTAMP NOT NULL,
   user_id INTEGER                   -- the user a user key belongs to; NULL for license keys
 );
-INSERT INTO api_keys_v8 SELECT *, CASE WHEN kind = 'user' THEN id END FROM api_keys;
+INSERT INTO api_keys_v9 SELECT *, CASE WHEN kind = 'user' THEN id END FROM api_keys;
 DROP TABLE api_keys;
-ALTER TABLE api_keys_v8 RENAME TO api_keys;
+ALTER TABLE api_keys_v9 RENAME TO api_keys;
 `,
   },
 ];
