@@ -77,7 +77,7 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
   await preparePrivateDataDir(config.dataDir);
   const databasePath = join(config.dataDir, 'timeslice.duckdb');
   const store = await openStore({
-    engine: config.store, dataDir: config.dataDir, memoryLimit: config.memoryLimit, clock, compaction: config.compaction,
+    engine: config.store, dataDir: config.dataDir, memoryLimit: config.memoryLimit, clock, compaction: config.compaction, upkeep: config.upkeep,
     maxMetricNamesPerApp: config.maxMetricNamesPerApp, ...(options.maxQueuedRows !== undefined ? { maxQueuedRows: options.maxQueuedRows } : {}),
     ...(config.duckdbThreads ? { threads: config.duckdbThreads } : {}),
   });
@@ -128,7 +128,7 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
     });
     api = await buildApiApp({
       catalog, metrics, executor, clock, entities, ready: () => ready, logger,
-      deployments, traces, writer, restSunset: config.restSunset, apiUsage, rateLimits, alerts, admission,
+      deployments, traces, writer, restSunset: config.restSunset, apiUsage, rateLimits, alerts, admission, upkeep: store,
     });
     await collector.listen({ host: config.host, port: config.collectorPort });
     collectorPort = (collector.server.address() as { port: number }).port;

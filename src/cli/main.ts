@@ -5,6 +5,7 @@ import { serveCommand } from './serve.js';
 import { DEMO_DATA_DIR, demoCommand } from './demo.js';
 import { queryCommand } from './query.js';
 import { manageCommand } from './manage.js';
+import { storeCommand } from './store-commands.js';
 import { StoreLockedError } from '../store/store.js';
 
 const USAGE = `Usage: timeslice <command> [options]
@@ -13,7 +14,8 @@ Commands:
   serve   Run the service: HTTP API and HTTPS agent collector on the embedded store
   demo    Run the service with an instrumented app and live traffic, to see data within two minutes
   query   Run one NRQL query on a running service: timeslice query "SELECT count(*) FROM Transaction"
-
+  status  Show the store: size, rows and oldest data per table, retention, last rollup and deletion runs
+  maintain  Roll up closed hours and delete expired data now
   accounts list | create "<name>"                         accounts (create also makes the account's license key)
   users    list | create --account N --name "<name>" --email <address> [--admin]
   keys     list | create --account N --kind user|license [--user ID] | revoke ID | rotate ID
@@ -38,6 +40,7 @@ Options (query):
   --api-key <key>          a user API key            (TIMESLICE_API_KEY)
   --data <dir>             read a data directory directly instead (only while no service runs on it)
   --timeout <seconds>      statement timeout         (default 30)
+Options (status, maintain): --json, --url, --api-key, --data as for query.
 
 Options (accounts, users, keys): --url, --api-key (an admin's), --data, --account, --json as for query.
 
@@ -123,6 +126,24 @@ export async function run(argv: readonly string[]): Promise<number> {
       case '-v':
         process.stdout.write(`timeslice ${packageVersion()}\n`);
         return 0;
+      case 'status':
+      case 'maintain': {
+        const { values } = parseArgs({
+          args: [...rest],
+          options: { json: { type: 'boolean' }, url: { type: 'string' }, 'api-key': { type: 'string' }, data: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+          strict: true,
+        });
+        if (values.help) return usage(0);
+        return await storeCommand({
+          command,
+          url: values.url ?? process.env.TIMESLICE_URL ?? `http://127.0.0.1:${process.env.TIMESLICE_PORT || '3000'}`,
+          apiKey: values['api-key'] ?? process.env.TIMESLICE_API_KEY,
+          json: values.json ?? false,
+          ...(values.data !== undefined
+            ? { dataDir: values.data, store: storeEngine(process.env.TIMESLICE_STORE), upkeep: resolveServeConfig({}, process.env).upkeep }
+            : {}),
+        });
+      }
       case undefined:
       case 'help':
       case '--help':

@@ -38,6 +38,8 @@ export const MODULES: Readonly<Record<string, ModuleRule>> = {
   'api/nrql-route': { paths: ['api/nrql-route.ts'], mayImport: SURFACE_MAY_IMPORT },
   'api/index-page': { paths: ['api/index-page.ts'], mayImport: SURFACE_MAY_IMPORT },
   'api/management': { paths: ['api/management.ts'], mayImport: SURFACE_MAY_IMPORT },
+  // The store's upkeep over HTTP (`timeslice status`, `timeslice maintain`).
+  'api/store-route': { paths: ['api/store-route.ts'], mayImport: SURFACE_MAY_IMPORT },
   // The web UI's server side: its bundle and the reads its pages make beside NRQL.
   'api/ui': { paths: ['api/ui'], mayImport: SURFACE_MAY_IMPORT },
   // The ingest surfaces share what sits directly in ingest/ (the limits of what may be stored); nothing else reads it.
@@ -57,6 +59,7 @@ export const MODULES: Readonly<Record<string, ModuleRule>> = {
       'api/nrql-route',
       'api/index-page',
       'api/management',
+      'api/store-route',
       'api/ui',
       'ingest/agent',
       'ingest/event-api',

@@ -7,7 +7,7 @@ export interface User {
   readonly id: number;
   readonly accountId: number;
   readonly name: string;
-  /** Null for users made from keys that predate users (migration 9). */
+  /** Null for users made from keys that predate users (migration 10). */
   readonly email: string | null;
   /** May manage accounts, users and keys through the service's HTTP API. */
   readonly admin: boolean;

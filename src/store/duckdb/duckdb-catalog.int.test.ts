@@ -351,11 +351,11 @@ test('ids stay unique when the runs that remembered a deleted application expire
   assert.deepEqual(next.run.targets, [{ appId: 3, hostId: 3, instanceId: 3 }]);
 });
 
-test('migration 9 upgrades a version-8 store: each user key becomes a user with its id, the first one an admin', async (t) => {
-  const dir = await mkdtemp(join(tmpdir(), 'timeslice-migration-9-'));
+test('migration 10 upgrades a version-9 store: each user key becomes a user with its id, the first one an admin', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'timeslice-migration-10-'));
   t.after(() => rm(dir, { recursive: true, force: true }));
   const path = join(dir, 'store.duckdb');
-  const old = await Database.open({ path }, MIGRATIONS.filter((m) => m.version <= 8));
+  const old = await Database.open({ path }, MIGRATIONS.filter((m) => m.version <= 9));
   const conn = old.catalogConnection;
   await conn.run("INSERT INTO accounts VALUES (1, 'Default', TIMESTAMP '2026-11-01 10:00:00'), (2, 'Staging', TIMESTAMP '2026-11-01 10:00:00')");
   await conn.run(`INSERT INTO api_keys VALUES

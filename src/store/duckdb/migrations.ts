@@ -381,6 +381,45 @@ CREATE TABLE alert_notifications (
   },
   {
     version: 9,
+    name: 'hourly timeslice rollups and maintenance state',
+    sql: `
+-- One row per (account, app, host, instance, metric, scope) and closed hour: the hour's timeslices merged
+-- with the summary algebra (sums of counts, totals, exclusives and squares; min of mins; max of maxes; for
+-- Apdex rows S, T, F summed and apdex_t kept in min/max). The columns of timeslices (ts is the hour), then
+-- the sum and the number of the minutes' exclusive time per call (exclusive / call_count where call_count
+-- is not 0), which REST's average_exclusive_time averages and no sum of the six numbers gives.
+CREATE TABLE timeslices_hourly (
+  account_id INTEGER NOT NULL,
+  app_id INTEGER NOT NULL,
+  host_id INTEGER NOT NULL,
+  instance_id INTEGER NOT NULL,
+  metric_id INTEGER NOT NULL,
+  scope_id INTEGER NOT NULL,
+  ts TIMESTAMP NOT NULL,
+  call_count DOUBLE NOT NULL,
+  total DOUBLE NOT NULL,
+  exclusive DOUBLE NOT NULL,
+  min DOUBLE NOT NULL,
+  max DOUBLE NOT NULL,
+  sum_of_squares DOUBLE NOT NULL,
+  exclusive_per_call DOUBLE,         -- NULL when no minute had calls
+  exclusive_per_call_points DOUBLE NOT NULL
+);
+-- Background upkeep, one row per task: how far it got and when it last ran. The rollup's watermark
+-- (hours before it are rolled up) commits in the transaction that writes the hour, so an hour is rolled
+-- up exactly once, whatever kills the process. An upgraded store starts with no watermark: the rollup
+-- begins at its oldest timeslice, and reads use 1-minute data until then, so answers do not change.
+CREATE TABLE store_maintenance (
+  task VARCHAR NOT NULL,            -- rollup or retention
+  watermark TIMESTAMP,
+  last_run_at TIMESTAMP,
+  last_rows BIGINT NOT NULL
+);
+INSERT INTO store_maintenance VALUES ('rollup', NULL, NULL, 0), ('retention', NULL, NULL, 0);
+`,
+  },
+  {
+    version: 10,
     name: 'users, and user keys that belong to one',
     sql: `
 -- A user has a name and an email (NerdGraph's actor.user) and reaches one account; an admin may
@@ -400,7 +439,7 @@ INSERT INTO users
          id = (SELECT min(id) FROM api_keys WHERE kind = 'user'), created_at
   FROM api_keys WHERE kind = 'user';
 -- Rebuilt rather than altered (see migration 2).
-CREATE TABLE api_keys_v9 (
+CREATE TABLE api_keys_v10 (
   id INTEGER NOT NULL,
   account_id INTEGER NOT NULL,
   kind VARCHAR NOT NULL,            -- 'user' (REST, GraphQL) or 'license' (agents, ingest)
@@ -409,9 +448,9 @@ CREATE TABLE api_keys_v9 (
   created_at TIMESTAMP NOT NULL,
   user_id INTEGER                   -- the user a user key belongs to; NULL for license keys
 );
-INSERT INTO api_keys_v9 SELECT *, CASE WHEN kind = 'user' THEN id END FROM api_keys;
+INSERT INTO api_keys_v10 SELECT *, CASE WHEN kind = 'user' THEN id END FROM api_keys;
 DROP TABLE api_keys;
-ALTER TABLE api_keys_v9 RENAME TO api_keys;
+ALTER TABLE api_keys_v10 RENAME TO api_keys;
 `,
   },
 ];
