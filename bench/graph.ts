@@ -264,7 +264,7 @@ async function startHarness(config: ReturnType<typeof resolveServeConfig>, nowMs
   const accountId = server.catalog.accountForUserKey(apiKey);
   const user = server.catalog.userOfKey(apiKey);
   if (accountId === undefined || !user) throw new Error('the service does not know the benchmark\'s API key');
-  const principal: Principal = { accountId, keyHint: keyHint(apiKey), userId: user.id, userName: user.name, createdAt: user.createdAt };
+  const principal: Principal = { accountId, keyHint: keyHint(apiKey), userId: user.id, userName: user.name, userEmail: user.email, createdAt: user.createdAt };
   const port = new URL(server.apiUrl).port;
   const schema = buildGraphSchema();
   const documents = new Map<string, DocumentNode>();

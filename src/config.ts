@@ -19,6 +19,9 @@ export interface ServeConfig {
   /** Keys for account 1 instead of generated ones (emulator mode). */
   readonly apiKey?: string;
   readonly licenseKey?: string;
+  /** Account 1's first user (its admin), when the first start creates it (TIMESLICE_ADMIN_NAME, TIMESLICE_ADMIN_EMAIL). */
+  readonly adminName?: string;
+  readonly adminEmail?: string;
   readonly memoryLimit: string;
   readonly eventHarvestPeriodMs: number;
   /** Event limits handed to agents (TIMESLICE_HARVEST_LIMITS): `agent`, what they ask for; `newrelic`, New Relic's scaled to the period. */
@@ -170,6 +173,8 @@ export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv): S
     store: storeEngine(env.TIMESLICE_STORE),
     ...(env.TIMESLICE_API_KEY ? { apiKey: env.TIMESLICE_API_KEY } : {}),
     ...(env.TIMESLICE_LICENSE_KEY ? { licenseKey: env.TIMESLICE_LICENSE_KEY } : {}),
+    ...(env.TIMESLICE_ADMIN_NAME ? { adminName: env.TIMESLICE_ADMIN_NAME } : {}),
+    ...(env.TIMESLICE_ADMIN_EMAIL ? { adminEmail: adminEmail(env.TIMESLICE_ADMIN_EMAIL) } : {}),
     memoryLimit: env.TIMESLICE_MEMORY_LIMIT || defaultMemoryLimit(totalmem()),
     eventHarvestPeriodMs: Number(period),
     harvestLimits: harvestLimitMode(env.TIMESLICE_HARVEST_LIMITS),
@@ -196,4 +201,9 @@ export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv): S
     },
     maxMetricNamesPerApp: metricNamesPerApp(env.TIMESLICE_METRIC_NAMES_PER_APP),
   };
+}
+
+function adminEmail(value: string): string {
+  if (!/^[^\s@]+@[^\s@]+$/.test(value.trim())) throw new ConfigError(`TIMESLICE_ADMIN_EMAIL must be an email address, got '${value}'`);
+  return value.trim();
 }

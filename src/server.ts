@@ -89,11 +89,6 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
   try {
     if (!(store instanceof DuckDbStore)) throw new Error(`store engine ${store.engine} has no database to show`);
     const { catalog, metrics, entities, writer, executor, deployments, traces } = store;
-    const createdKeys = await catalog.bootstrap({
-      ...(config.apiKey ? { userKey: config.apiKey } : {}),
-      ...(config.licenseKey ? { licenseKey: config.licenseKey } : {}),
-    });
-    const keysToShow = createdKeys ?? (config.apiKey && config.licenseKey ? { userKey: config.apiKey, licenseKey: config.licenseKey } : undefined);
     const tls = await ensureCollectorCertificate(config.dataDir, [config.host, ...config.certHosts]);
     decoder = config.ingestWorkers > 0 ? new WorkerDecoderPool(config.ingestWorkers) : inlineDecoder;
     let collectorPort = config.collectorPort;
@@ -140,6 +135,15 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
     collectorPort = (collector.server.address() as { port: number }).port;
     await api.listen({ host: config.host, port: config.port });
     apiPort = (api.server.address() as { port: number }).port;
+    // Only once both ports listen: keys made by a start that then fails (a port in use) would
+    // exist only as hashes, and the next start, finding the account, would have none to show.
+    const createdKeys = await catalog.bootstrap({
+      ...(config.apiKey ? { userKey: config.apiKey } : {}),
+      ...(config.licenseKey ? { licenseKey: config.licenseKey } : {}),
+      ...(config.adminName ? { userName: config.adminName } : {}),
+      ...(config.adminEmail ? { userEmail: config.adminEmail } : {}),
+    });
+    const keysToShow = createdKeys ?? (config.apiKey && config.licenseKey ? { userKey: config.apiKey, licenseKey: config.licenseKey } : undefined);
     ready = true;
     store.start();
     alerts.start();

@@ -15,6 +15,7 @@ import { admittedExecutor, defaultAdmissionLimits, QueryAdmission } from '../nrq
 import { fastifyBaseOptions } from '../http/fastify-options.js';
 import { createRateLimits, type RateLimits } from '../http/rate-limit.js';
 import { registerNrqlRoute } from '../api/nrql-route.js';
+import { registerManagementRoute } from '../api/management.js';
 import { registerStoreRoutes } from '../api/store-route.js';
 import type { Store } from '../store/store.js';
 import { registerApplicationRoutes } from '../api/rest/application-routes.js';
@@ -100,6 +101,7 @@ export async function buildApiApp(deps: ApiDeps): Promise<FastifyInstance> {
   const admitted = { ...deps, executor: admittedExecutor(deps.executor, admission) };
   const limits = deps.rateLimits ?? createRateLimits(deps.clock);
   registerNrqlRoute(app, { catalog: deps.catalog, nrql, limiter: limits.nrql });
+  registerManagementRoute(app, deps.catalog);
   if (deps.upkeep) registerStoreRoutes(app, { catalog: deps.catalog, store: deps.upkeep });
   registerTracesRoute(app, { catalog: deps.catalog, traces: deps.traces, clock: deps.clock, limiter: limits.nrql });
   await app.register(async (graph) => graphPlugin(graph, {
@@ -107,7 +109,7 @@ export async function buildApiApp(deps: ApiDeps): Promise<FastifyInstance> {
     nrql,
     principalForKey: (key) => {
       const user = deps.catalog.userOfKey(key);
-      return user && { accountId: user.accountId, keyHint: user.hint, userId: user.id, userName: user.name, createdAt: user.createdAt };
+      return user && { accountId: user.accountId, keyHint: user.hint, userId: user.id, userName: user.name, userEmail: user.email, createdAt: user.createdAt };
     },
   }));
   await app.register(graphiqlPlugin);

@@ -7,6 +7,8 @@ import { startServer, type RunningServer } from '../server.js';
 import { describeServer, uiLink } from './serve.js';
 
 export const DEMO_APP_NAME = 'Timeslice Demo';
+/** The demo's data directory unless --data or TIMESLICE_DATA say otherwise: not serve's ./data. */
+export const DEMO_DATA_DIR = './demo-data';
 /** demo/app.cjs at the package root; this file runs from dist/src/cli. */
 const DEMO_APP_PATH = fileURLToPath(new URL('../../../demo/app.cjs', import.meta.url));
 
@@ -472,12 +474,12 @@ function summary(
 function whereToLook(server: RunningServer, config: ServeConfig, appId: number): string[] {
   const api = new URL(server.apiUrl);
   if (config.port === 0) api.port = '3000';
-  const serve = `timeslice serve --data ${config.dataDir}` + (config.port === 0 || config.port === 3000 ? '' : ` --port ${config.port}`);
+  const serve = `npx timeslice serve --data ${shellWord(config.dataDir)}` + (config.port === 0 || config.port === 3000 ? '' : ` --port ${config.port}`);
   const userKey = config.apiKey ?? server.createdKeys?.userKey ?? '<your user API key>';
   const base = api.origin;
   return [
     'Where to look:',
-    `  The data stay in ${server.databasePath}. Serve them again with`,
+    `  The data stay in ${server.databasePath}. Serve them again, from the Timeslice folder, with`,
     `    ${serve}`,
     `  The web UI: ${uiLink(base, config.apiKey ?? server.createdKeys?.userKey, `/ui/apm/${appId}`)}`,
     `  The API will answer at ${base}, for example REST v2 metric data:`,
@@ -515,6 +517,10 @@ async function restHeadline(server: RunningServer, config: ServeConfig, appId: n
     ...(first ? [`  The same numbers in NRQL (X-Timeslice-NRQL): ${first}`] : []),
     '',
   ].join('\n');
+}
+
+function shellWord(v: string): string {
+  return /^[\w./:@%+-]+$/.test(v) ? v : `'${v.replace(/'/g, `'\\''`)}'`;
 }
 
 function num(n: number): string {

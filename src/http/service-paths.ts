@@ -6,5 +6,7 @@
 /** One NRQL query in, NerdGraph's result container out: what `timeslice query` and shell scripts call. */
 export const NRQL_ROUTE = '/timeslice/v1/nrql';
 
+/** Accounts, users and keys (an admin's user key): what `timeslice accounts|users|keys` call. */
+export const ADMIN_ROUTE = '/timeslice/v1/admin';
 /** The store's upkeep: `GET` for `timeslice status`, `POST …/maintain` for `timeslice maintain`. */
 export const STORE_ROUTE = '/timeslice/v1/store';

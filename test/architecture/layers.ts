@@ -10,7 +10,7 @@ import type { Exception, ModuleRule } from './import-graph.js';
  * them (app/, server.ts, config.ts) and the CLI.
  */
 const LOWER = ['clock', 'domain', 'plan', 'sql', 'security', 'store'] as const;
-const SURFACE_MAY_IMPORT = [...LOWER, 'nrql', 'applications', 'alerts', 'http'] as const;
+const SURFACE_MAY_IMPORT = [...LOWER, 'nrql', 'applications', 'accounts', 'alerts', 'http'] as const;
 
 export const MODULES: Readonly<Record<string, ModuleRule>> = {
   clock: { paths: ['clock.ts'], mayImport: [] },
@@ -29,12 +29,15 @@ export const MODULES: Readonly<Record<string, ModuleRule>> = {
   // Its pure model and evaluator live in domain/alerts; the surfaces render it.
   alerts: { paths: ['alerts'], mayImport: ['clock', 'domain', 'plan', 'nrql', 'store'] },
   http: { paths: ['http'], mayImport: ['clock', 'domain'] },
+  // Accounts, users and keys: the operations the admin route and `timeslice accounts|users|keys --data` run.
+  accounts: { paths: ['accounts'], mayImport: ['clock', 'domain', 'security', 'store'] },
 
   // Surfaces. Deployments v0 is REST's legacy sibling: it shares REST's errors, sunset headers and usage record.
   'api/rest': { paths: ['api/rest', 'api/deployments-v0.ts'], mayImport: SURFACE_MAY_IMPORT },
   'api/graphql': { paths: ['api/graphql'], mayImport: SURFACE_MAY_IMPORT },
   'api/nrql-route': { paths: ['api/nrql-route.ts'], mayImport: SURFACE_MAY_IMPORT },
   'api/index-page': { paths: ['api/index-page.ts'], mayImport: SURFACE_MAY_IMPORT },
+  'api/management': { paths: ['api/management.ts'], mayImport: SURFACE_MAY_IMPORT },
   // The store's upkeep over HTTP (`timeslice status`, `timeslice maintain`).
   'api/store-route': { paths: ['api/store-route.ts'], mayImport: SURFACE_MAY_IMPORT },
   // The web UI's server side: its bundle and the reads its pages make beside NRQL.
@@ -55,6 +58,7 @@ export const MODULES: Readonly<Record<string, ModuleRule>> = {
       'api/graphql',
       'api/nrql-route',
       'api/index-page',
+      'api/management',
       'api/store-route',
       'api/ui',
       'ingest/agent',

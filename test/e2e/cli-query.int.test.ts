@@ -21,6 +21,8 @@ function cli(args: readonly string[], env: NodeJS.ProcessEnv): Promise<{ code: n
   });
 }
 
+const expect = { dashes: (n: number) => '-'.repeat(n) };
+
 describe('timeslice query', () => {
   const T = Date.UTC(2025, 7, 11, 8, 0);
   const clock = new ManualClock(T + 10 * 60_000);
@@ -40,14 +42,37 @@ describe('timeslice query', () => {
   after(async () => { await ts?.stop(); });
 
   it('prints a table of the facets', async () => {
-    const { code, stdout, stderr } = await cli(['query', `SELECT count(*), max(duration) FROM Transaction FACET appName SINCE ${T} UNTIL ${T + 60_000}`], env);
+    const { code, stdout, stderr } = await cli(['query', '--utc', `SELECT count(*), max(duration) FROM Transaction FACET appName SINCE ${T} UNTIL ${T + 60_000}`], env);
     assert.equal(code, 0, stderr);
     const lines = stdout.split('\n');
-    assert.match(lines[0]!, /^facet\s+appName\s+count\s+max\.duration$/);
-    assert.match(lines[2]!, /^checkout\s+checkout\s+3\s+1\.2$/);
-    assert.match(lines[3]!, /^search\s+search\s+1\s+0\.05$/);
+    // The facet's values show once, under its own name.
+    assert.match(lines[0]!, /^appName\s+count\s+max\.duration$/);
+    assert.match(lines[2]!, /^checkout\s+3\s+1\.2$/);
+    assert.match(lines[3]!, /^search\s+1\s+0\.05$/);
     assert.match(stdout, /Total: \{"count":4,"max\.duration":1\.2\}/);
     assert.match(stdout, /2 rows · 2025-08-11T08:00:00\.000Z – 2025-08-11T08:01:00\.000Z/);
+  });
+
+  it('prints times in ISO, in the local zone or with --utc; numbers rounded, whole with --wide', async () => {
+    const local = { ...env, TZ: 'Asia/Kolkata' };
+    const series = await cli(['query', `SELECT count(*) FROM Transaction WHERE appName = 'checkout' SINCE ${T} UNTIL ${T + 120_000} TIMESERIES 1 minute`], local);
+    assert.equal(series.code, 0, series.stderr);
+    assert.deepEqual(series.stdout.split('\n').slice(0, 4).map((l) => l.split(/\s{2,}/)), [
+      ['beginTimeSeconds', 'endTimeSeconds', 'count'],
+      [expect.dashes(29), expect.dashes(29), '-----'],
+      ['2025-08-11T13:30:00.000+05:30', '2025-08-11T13:31:00.000+05:30', '3'],
+      ['2025-08-11T13:31:00.000+05:30', '2025-08-11T13:32:00.000+05:30', '0'],
+    ]);
+    assert.match(series.stdout, /2 rows · 2025-08-11T13:30:00\.000\+05:30 – 2025-08-11T13:32:00\.000\+05:30/);
+    const utc = await cli(['query', '--utc', `SELECT timestamp, duration FROM Transaction WHERE appName = 'checkout' SINCE ${T} UNTIL ${T + 60_000} ORDER BY timestamp LIMIT 1`], local);
+    assert.equal(utc.code, 0, utc.stderr);
+    assert.match(utc.stdout, /^2025-08-11T08:00:00\.000Z\s+0\.1$/m);
+    // (0.1 + 0.3 + 1.2) / 3 in doubles is 0.5333333333333333: three decimals, or every digit with --wide.
+    const query = `SELECT average(duration) FROM Transaction WHERE appName = 'checkout' SINCE ${T} UNTIL ${T + 60_000}`;
+    const rounded = await cli(['query', query], env);
+    assert.equal(rounded.stdout.split('\n')[2], '0.533');
+    const wide = await cli(['query', '--wide', query], env);
+    assert.equal(wide.stdout.split('\n')[2], String((0.1 + 0.3 + 1.2) / 3));
   });
 
   it('--json prints the result container with the query as sent', async () => {

@@ -10,9 +10,11 @@ export interface Principal {
   readonly accountId: number;
   /** The key's kind and last four characters (`NRAK-…WXYZ`). */
   readonly keyHint: string;
-  /** Timeslice has no user records: a key stands for its user, whose id is the key's. */
+  /** The user the key belongs to. */
   readonly userId: number;
   readonly userName: string;
+  /** Null for users made from keys that predate users. */
+  readonly userEmail: string | null;
   /** Epoch ms the key was created, when known. */
   readonly createdAt: number | null;
 }

@@ -10,6 +10,7 @@ import { hashKey } from '../../security/keys.js';
 import { ApplicationNotFoundError, type ConnectFacts, type RunTarget } from '../catalog.js';
 import { DuckDbCatalog } from './duckdb-catalog.js';
 import { Database } from './database.js';
+import { MIGRATIONS } from './migrations.js';
 import type { MetricIndex } from '../metric-index.js';
 import { DuckDbMetricIndex } from './duckdb-metric-index.js';
 
@@ -180,7 +181,10 @@ test('accounts: created with the next id, keys made for them authenticate to the
   await assert.rejects(catalog.createUserKey(9), { name: 'RangeError', message: 'account 9 does not exist' });
 
   const user = catalog.userOfKey(userKey)!;
-  assert.deepEqual({ ...user, id: typeof user.id }, { id: 'number', accountId: 2, hint: `NRAK-…${userKey.slice(-4)}`, name: `User of key NRAK-…${userKey.slice(-4)}`, createdAt: NOW });
+  // Account 2 had no user: the key's is made for it.
+  assert.deepEqual({ ...user, id: typeof user.id }, {
+    id: 'number', accountId: 2, hint: `NRAK-…${userKey.slice(-4)}`, name: 'Account 2 user', email: 'account-2@localhost', admin: false, createdAt: NOW,
+  });
   assert.equal(catalog.userOfKey(licenseKey), undefined, 'a license key stands for no user');
   assert.equal(catalog.userOfKey('NRAK-UNKNOWN'), undefined);
 
@@ -345,4 +349,35 @@ test('ids stay unique when the runs that remembered a deleted application expire
   s = await open();
   const next = await s.catalog.connect(1, facts(['new'], { host: 'web-3' }));
   assert.deepEqual(next.run.targets, [{ appId: 3, hostId: 3, instanceId: 3 }]);
+});
+
+test('migration 10 upgrades a version-9 store: each user key becomes a user with its id, the first one an admin', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'timeslice-migration-10-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const path = join(dir, 'store.duckdb');
+  const old = await Database.open({ path }, MIGRATIONS.filter((m) => m.version <= 9));
+  const conn = old.catalogConnection;
+  await conn.run("INSERT INTO accounts VALUES (1, 'Default', TIMESTAMP '2026-11-01 10:00:00'), (2, 'Staging', TIMESTAMP '2026-11-01 10:00:00')");
+  await conn.run(`INSERT INTO api_keys VALUES
+    (1, 1, 'user', '${hashKey('NRAK-FIRST')}', 'NRAK-…IRST', TIMESTAMP '2026-11-01 10:00:00'),
+    (2, 1, 'license', '${hashKey('lic-one')}', '…-one', TIMESTAMP '2026-11-01 10:00:00'),
+    (5, 2, 'user', '${hashKey('NRAK-OTHER')}', 'NRAK-…THER', TIMESTAMP '2026-11-01 11:00:00')`);
+  await old.close();
+
+  const db = await Database.open({ path });
+  t.after(() => db.close());
+  assert.deepEqual(await db.all('SELECT id, account_id, name, email, admin FROM users ORDER BY id'), [
+    { id: 1, account_id: 1, name: 'User of key NRAK-…IRST', email: null, admin: true },
+    { id: 5, account_id: 2, name: 'User of key NRAK-…THER', email: null, admin: false },
+  ]);
+  assert.deepEqual(await db.all('SELECT id, kind, user_id FROM api_keys ORDER BY id'), [
+    { id: 1, kind: 'user', user_id: 1 }, { id: 2, kind: 'license', user_id: null }, { id: 5, kind: 'user', user_id: 5 },
+  ]);
+  const catalog = await DuckDbCatalog.load(db, clock);
+  assert.deepEqual(catalog.userOfKey('NRAK-OTHER'), {
+    id: 5, accountId: 2, name: 'User of key NRAK-…THER', email: null, admin: false, createdAt: Date.UTC(2026, 10, 1, 11), hint: 'NRAK-…THER',
+  });
+  // Ids go on after the highest of either table.
+  const made = await catalog.createUser({ accountId: 2, name: 'Ada', email: 'ada@example.com' });
+  assert.deepEqual([made.user.id, catalog.keyId(made.key)], [6, 6]);
 });

@@ -1,6 +1,6 @@
 import { listValue } from '@duckdb/node-api';
 import type { Clock } from '../../clock.js';
-import type { Account, BootstrapKeys, CreatedKeys, KeyUser } from '../catalog/accounts.js';
+import type { Account, BootstrapKeys, CreatedKeys, KeyInfo, KeyUser, NewUser, User } from '../catalog/accounts.js';
 import {
   DEFAULT_IDLE_EXPIRY, type AgentRun, type ConnectFacts, type ExpiredEntries, type IdleExpiry, type RunTarget,
 } from '../catalog/agent-runs.js';
@@ -72,9 +72,15 @@ export class DuckDbCatalog implements Catalog {
   createAccount(name: string): Promise<Account> { return this.accountsPart.createAccount(name); }
   account(id: number): Account | undefined { return this.accountsPart.account(id); }
   accounts(): Account[] { return this.accountsPart.accounts(); }
-  createUserKey(accountId: number): Promise<string> { return this.accountsPart.createUserKey(accountId); }
+  createUser(user: NewUser): Promise<{ user: User; key: string }> { return this.accountsPart.createUser(user); }
+  user(id: number): User | undefined { return this.accountsPart.user(id); }
+  users(accountId?: number): User[] { return this.accountsPart.users(accountId); }
+  createUserKey(accountId: number, userId?: number): Promise<string> { return this.accountsPart.createUserKey(accountId, userId); }
   createLicenseKey(accountId: number): Promise<string> { return this.accountsPart.createLicenseKey(accountId); }
   revokeKey(key: string): Promise<void> { return this.accountsPart.revokeKey(key); }
+  revokeKeyById(id: number): Promise<boolean> { return this.accountsPart.revokeKeyById(id); }
+  rotateKey(id: number): Promise<{ key: string; info: KeyInfo } | undefined> { return this.accountsPart.rotateKey(id); }
+  keys(accountId?: number): KeyInfo[] { return this.accountsPart.keys(accountId); }
   accountForLicenseKey(key: string): number | undefined { return this.accountsPart.accountForLicenseKey(key); }
   accountForUserKey(key: string): number | undefined { return this.accountsPart.accountForUserKey(key); }
   keyId(key: string): number | undefined { return this.accountsPart.keyId(key); }

@@ -418,4 +418,39 @@ CREATE TABLE store_maintenance (
 INSERT INTO store_maintenance VALUES ('rollup', NULL, NULL, 0), ('retention', NULL, NULL, 0);
 `,
   },
+  {
+    version: 10,
+    name: 'users, and user keys that belong to one',
+    sql: `
+-- A user has a name and an email (NerdGraph's actor.user) and reaches one account; an admin may
+-- manage accounts, users and keys through the service's HTTP API (timeslice keys/users/accounts).
+CREATE TABLE users (
+  id INTEGER NOT NULL,
+  account_id INTEGER NOT NULL,
+  name VARCHAR NOT NULL,
+  email VARCHAR,                    -- NULL for users made from keys that predate this table
+  admin BOOLEAN NOT NULL,
+  created_at TIMESTAMP NOT NULL
+);
+-- Each user key made before this table stood for a user whose id was the key's: keep those ids.
+-- The first of them becomes the admin, so an existing install can manage its keys.
+INSERT INTO users
+  SELECT id, account_id, 'User of key ' || hint, NULL,
+         id = (SELECT min(id) FROM api_keys WHERE kind = 'user'), created_at
+  FROM api_keys WHERE kind = 'user';
+-- Rebuilt rather than altered (see migration 2).
+CREATE TABLE api_keys_v10 (
+  id INTEGER NOT NULL,
+  account_id INTEGER NOT NULL,
+  kind VARCHAR NOT NULL,            -- 'user' (REST, GraphQL) or 'license' (agents, ingest)
+  key_hash VARCHAR NOT NULL,        -- sha256 hex of the key; the key itself is never stored
+  hint VARCHAR NOT NULL,
+  created_at TIMESTAMP NOT NULL,
+  user_id INTEGER                   -- the user a user key belongs to; NULL for license keys
+);
+INSERT INTO api_keys_v10 SELECT *, CASE WHEN kind = 'user' THEN id END FROM api_keys;
+DROP TABLE api_keys;
+ALTER TABLE api_keys_v10 RENAME TO api_keys;
+`,
+  },
 ];

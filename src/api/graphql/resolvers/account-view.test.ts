@@ -17,7 +17,7 @@ function recordingContext() {
       },
     },
   } as unknown as GraphServices;
-  const principal = { accountId: 1, keyHint: 'NRAK-…TEST', userId: 5, userName: 'test', createdAt: null };
+  const principal = { accountId: 1, keyHint: 'NRAK-…TEST', userId: 5, userName: 'test', userEmail: null, createdAt: null };
   return { ctx: new GraphContext(services, principal, 'http://127.0.0.1'), runs };
 }
 

@@ -34,7 +34,7 @@ export const actorResolvers = {
     user: (_actor: unknown, _args: unknown, ctx: GraphContext) => ({
       id: ctx.principal.userId,
       name: ctx.principal.userName,
-      email: null,
+      email: ctx.principal.userEmail,
       createdAt: ctx.principal.createdAt === null ? null : Math.floor(ctx.principal.createdAt / 1000),
       timeZoneName: 'Etc/UTC',
     }),
