@@ -11,6 +11,10 @@ import type { ServeConfig } from './config.js';
 import { inlineDecoder, WorkerDecoderPool, type AgentDecoder } from './ingest/agent/agent-decoder.js';
 import { buildCollector } from './ingest/agent/collector.js';
 import { eventApiPlugin } from './ingest/event-api/event-api.js';
+import { openAgentFiles } from './ingest/browser/agent-files.js';
+import { browserIngestPlugin, versionedAgentPath } from './ingest/browser/browser-ingest.js';
+import { ObfuscationKeys } from './ingest/browser/obfuscation.js';
+import { apmJsAgentLoader } from './domain/browser-loader-script.js';
 import { preparePrivateDataDir } from './security/private-data-dir.js';
 import { ensureCollectorCertificate } from './security/tls.js';
 import type { BatchWriter } from './store/batch-writer.js';
@@ -82,7 +86,30 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
     const tls = await ensureCollectorCertificate(config.dataDir, [config.host, ...config.certHosts]);
     decoder = config.ingestWorkers > 0 ? new WorkerDecoderPool(config.ingestWorkers) : inlineDecoder;
     let collectorPort = config.collectorPort;
+    let apiPort = config.port;
+    const agentFiles = await openAgentFiles();
+    const obfuscationKeys = new ObfuscationKeys();
     collector = buildCollector({
+      onLicenseKey: (accountId, key) => obfuscationKeys.learn(accountId, key),
+      // Pages of an application with browser monitoring on report to the API port (plain HTTP) on
+      // the host name the agent reached the collector by.
+      browserMonitoring: (app, agentHostname) => {
+        const side = entities.browserApplications.list(app.accountId).find((b) => b.apmApplicationId === app.id);
+        if (!side) return undefined;
+        const host = `${agentHostname.includes(':') && !agentHostname.startsWith('[') ? `[${agentHostname}]` : agentHostname}:${apiPort}`;
+        return {
+          browser_key: side.browserMonitoringKey,
+          beacon: host,
+          error_beacon: host,
+          js_agent_file: '',
+          js_agent_loader: apmJsAgentLoader({
+            accountId: app.accountId, applicationId: app.id, browserMonitoringKey: side.browserMonitoringKey, settings: side.settings,
+            origin: `http://${host}`, agentPath: versionedAgentPath(agentFiles),
+          }),
+          'browser_monitoring.loader': { SPA: 'spa', PRO: 'full', LITE: 'rum' }[side.settings.loaderType],
+          'browser_monitoring.loader_version': agentFiles.version ?? '',
+        };
+      },
       keyTransactionApdex: (appId) => Object.fromEntries(entities.keyTransactions.forApplication(appId).map((k) => [k.metricName, k.apdexT])),
       catalog, writer, metrics, clock, logger, decoder,
       publicPort: () => collectorPort,
@@ -91,7 +118,6 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
     });
     // Deployments v0 and the Event API answer on the collector too (their docs' host names may point either way).
     const apiUsage = new ApiUsageRecorder({ catalog, writer, clock, logger });
-    let apiPort = config.port;
     // One budget per key (REST) and per account (NRQL), whichever port a request comes in on.
     const rateLimits = createRateLimits(clock, config.rateLimits);
     await collector.register(deploymentsV0Plugin({
@@ -99,10 +125,13 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
       graphqlUrl: (request) => `http://${request.hostname}:${apiPort}/graphql`,
     }));
     await collector.register(eventApiPlugin({ catalog, writer, clock }));
+    await collector.register(browserIngestPlugin({
+      catalog, writer, metrics, clock, agentFiles, obfuscationKeys, browserApplications: entities.browserApplications,
+    }));
     await collector.register(collectorDeploymentsPlugin({ catalog, deployments, clock, sunset: config.restSunset, usage: apiUsage, limiter: rateLimits.rest }));
     api = await buildApiApp({
       catalog, metrics, executor, clock, entities, ready: () => ready, logger,
-      deployments, writer, restSunset: config.restSunset, apiUsage, rateLimits,
+      deployments, writer, restSunset: config.restSunset, apiUsage, rateLimits, browser: { agentFiles, obfuscationKeys },
     });
     await collector.listen({ host: config.host, port: config.collectorPort });
     collectorPort = (collector.server.address() as { port: number }).port;
