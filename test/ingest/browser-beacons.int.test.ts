@@ -193,8 +193,36 @@ describe('beacons of an APM application with browser monitoring', () => {
     assert.deepEqual(endUser.json().metric_data.metrics[0].timeslices[0].values, {
       call_count: 3, average_response_time: 14800, average_fe_response_time: 14000, average_be_response_time: 867,
     });
+    // As a series: the three pages are in the minute they arrived, the other slices empty.
+    const series = await rest(ts, 'GET', `/v2/applications/${apmId}/metrics/data.json?names[]=EndUser/Apdex&values[]=s&values[]=t&values[]=f&from=2026-11-26T12:10:00Z&to=2026-11-26T12:18:00Z`);
+    const slices = series.json().metric_data.metrics[0].timeslices as { from: string; values: Record<string, number> }[];
+    assert.deepEqual(slices.filter((x) => x.values.s! + x.values.t! + x.values.f! > 0), [{ from: '2026-11-26T12:16:00+00:00', to: '2026-11-26T12:17:00+00:00', values: { s: 1, t: 1, f: 1 } }]);
     const perTxn = await nrql(`SELECT count(newrelic.timeslice.value) FROM Metric WHERE metricTimesliceName = 'EndUser/WebTransaction/${name}' SINCE 1 day ago`);
     assert.deepEqual(perTxn, [{ 'count.newrelic.timeslice.value': 1 }]);
+  });
+});
+
+describe('beacons of an APM application: errors and the collector port', () => {
+  it('counts JavaScript errors of APM pages in EndUser/errors', async () => {
+    const res = await post(`/jserrors/1/${key}`, { a: String(apmId), rst: '900' }, JSON.stringify({
+      err: [{ params: { exceptionClass: 'Error', message: 'a', timestamp: NOW }, metrics: { count: 2 } }, { params: { exceptionClass: 'TypeError', message: 'b', timestamp: NOW } }],
+    }));
+    assert.equal(res.status, 200, res.text);
+    const [row] = await nrql("SELECT sum(newrelic.timeslice.value['count']) AS errors FROM Metric WHERE metricTimesliceName = 'EndUser/errors' SINCE 1 day ago");
+    assert.equal(row.errors, 3);
+    assert.equal(await count('JavaScriptError', "WHERE appName = 'Checkout'"), 3);
+  });
+
+  it('takes beacons on the collector port (HTTPS) too', async () => {
+    const reply = await invoke(ts.server, {
+      query: { a: String(apmId), be: '10', fe: '90', rst: '100' }, body: Buffer.from(''), headers: { 'content-type': 'text/plain', origin: 'http://shop.test' },
+      path: `/1/${key}`,
+    });
+    assert.equal(reply.status, 200, reply.text);
+    assert.equal(reply.headers['access-control-allow-origin'], 'http://shop.test');
+    assert.equal(JSON.parse(reply.text).app.nrServerTime, clock.ms);
+    const loader = await invoke(ts.server, { verb: 'GET', query: {}, path: '/browser-agent/nr-loader-rum.min.js' });
+    assert.equal(loader.status, 200);
   });
 });
 
@@ -207,7 +235,11 @@ describe('bad beacons', () => {
     ['a RUM call without timings', () => post(`/1/${key}`, { a: String(standaloneId), sa: '1' }, ''), 400],
     ['a RUM body that is not JSON', () => post(`/1/${key}`, rum(), '{"ja":'), 400],
     ['a RUM body of the wrong type', () => post(`/1/${key}`, rum(), '{"ja":[1,2]}'), 400],
-    ['an oversized body', () => post(`/events/1/${key}`, rum(), `bel.6;e,'fp,1,0;${'x'.repeat(1_000_001)}`), 413],
+    ['an oversized querypack', () => post(`/events/1/${key}`, rum(), `bel.6;e,'fp,1,0;${'x'.repeat(1_000_001)}`), 413],
+    ['an oversized RUM call', () => post(`/1/${key}`, rum(), `{"ja":{"x":"${'x'.repeat(1_000_001)}"}}`), 413],
+    ['oversized errors', () => post(`/jserrors/1/${key}`, rum(), `{"err":[],"x":"${'x'.repeat(1_000_001)}"}`), 413],
+    ['oversized ins', () => post(`/ins/1/${key}`, rum(), `{"ins":[],"x":"${'x'.repeat(1_000_001)}"}`), 413],
+    ['oversized logs', () => post('/browser/logs', { browser_monitoring_key: key }, `[${'1,'.repeat(500_001)}1]`), 413],
     ['truncated querypack', () => post(`/events/1/${key}`, rum(), "bel.6;e,'fp,54,2;5,'k,'v"), 400],
     ['garbled querypack', () => post(`/events/1/${key}`, rum(), 'bel.7;2,2,5b,1p,,,\'GET,zz!!,\'x'), 400],
     ['an unknown querypack schema', () => post(`/events/1/${key}`, rum(), 'bel.99;e,1'), 400],
