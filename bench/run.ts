@@ -90,6 +90,8 @@ const BENCHES: Record<string, (flags: Flags) => Promise<unknown>> = {
   'nrql-parser': async () => (await import('./nrql-parser.js')).nrqlParserBench(),
   'browser-beacons': async (flags) => (await import('./browser-beacons.js')).browserBeaconsBench(flags.values),
   graph: async (flags) => (await import('./graph.js')).graphBench(flags.values),
+  starvation: async (flags) => (await import('./starvation.js')).starvationBench(flags.values),
+  durability: async (flags) => (await import('./durability.js')).durabilityBench(flags.values),
   'rest-limits': async () => {
     const { formatRestLimitsResult, runRestLimits } = await import('./rest-limits.js');
     const result = await runRestLimits();

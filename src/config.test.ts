@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
-import { ConfigError, defaultMemoryLimit, resolveServeConfig } from './config.js';
+import { ConfigError, defaultDuckDbThreads, defaultMemoryLimit, resolveServeConfig } from './config.js';
 
 test('defaults', () => {
   const c = resolveServeConfig({}, {});
@@ -48,4 +49,24 @@ test('the store engine: duckdb by default and the only one; another is a configu
     () => resolveServeConfig({}, { TIMESLICE_STORE: 'clickhouse' }),
     (e: unknown) => e instanceof ConfigError && e.message === "TIMESLICE_STORE must be one of duckdb, got 'clickhouse'",
   );
+});
+
+test('query admission and DuckDB threads: one per core but one by default, each settable, nonsense refused', () => {
+  const d = resolveServeConfig({}, {});
+  const cores = availableParallelism();
+  assert.deepEqual(d.queryAdmission, { perNode: Math.max(1, cores - 1), perAccount: Math.max(1, cores - 1), queueMs: 10_000, queueLength: 200 });
+  assert.equal(d.duckdbThreads, Math.max(1, cores - 1));
+  assert.equal(defaultDuckDbThreads(2), 1);
+  assert.equal(defaultDuckDbThreads(16), 15);
+  const c = resolveServeConfig({}, {
+    TIMESLICE_QUERY_CONCURRENCY: '4', TIMESLICE_QUERY_QUEUE_MS: '0', TIMESLICE_QUERY_QUEUE_LENGTH: '7', TIMESLICE_DUCKDB_THREADS: '3',
+  });
+  assert.deepEqual(c.queryAdmission, { perNode: 4, perAccount: 4, queueMs: 0, queueLength: 7 });
+  assert.equal(c.duckdbThreads, 3);
+  assert.equal(resolveServeConfig({}, { TIMESLICE_QUERY_CONCURRENCY_PER_ACCOUNT: '2' }).queryAdmission.perAccount, 2);
+  assert.throws(
+    () => resolveServeConfig({}, { TIMESLICE_QUERY_CONCURRENCY: '0' }),
+    (e: unknown) => e instanceof ConfigError && e.message === "TIMESLICE_QUERY_CONCURRENCY must be a whole number from 1 to 1000000, got '0'",
+  );
+  assert.throws(() => resolveServeConfig({}, { TIMESLICE_DUCKDB_THREADS: 'all' }), ConfigError);
 });

@@ -1,7 +1,8 @@
-import { totalmem } from 'node:os';
+import { availableParallelism, totalmem } from 'node:os';
 import { resolve } from 'node:path';
 import { defaultDecodeWorkers } from './ingest/agent/agent-decoder.js';
 import { parseSunsetMode, type SunsetMode } from './api/rest/sunset.js';
+import { defaultAdmissionLimits, type AdmissionLimits } from './nrql/query-admission.js';
 import { DEFAULT_COMPACTION, STORE_ENGINES, type CompactorOptions, type StoreEngine } from './store/store.js';
 import { DEFAULT_NRQL_QUERIES_PER_MINUTE, DEFAULT_RATE_LIMIT_PER_MINUTE } from './http/rate-limit.js';
 import { MAX_METRIC_NAMES_PER_APP } from './store/metric-index.js';
@@ -27,6 +28,10 @@ export interface ServeConfig {
   readonly compaction: CompactorOptions;
   /** REST v2 and Deployments v0 end of life (TIMESLICE_REST_SUNSET): `date` (410 from 2027-08-01), `never`, `now`. */
   readonly restSunset: SunsetMode;
+  /** Queries running at once per node and per account, and how long and how many wait (TIMESLICE_QUERY_*). */
+  readonly queryAdmission: AdmissionLimits;
+  /** DuckDB's threads (TIMESLICE_DUCKDB_THREADS; default cores − 1, at least 1); undefined: DuckDB's own, one per core. */
+  readonly duckdbThreads?: number;
   /** Requests per minute: per key for REST v2 and v0 (TIMESLICE_REST_RATE_LIMIT), per account for the NRQL route (TIMESLICE_NRQL_RATE_LIMIT). */
   readonly rateLimits: { readonly rest: number; readonly nrql: number };
   /** Distinct metric names an application may report (TIMESLICE_METRIC_NAMES_PER_APP); more are dropped. */
@@ -66,6 +71,34 @@ function milliseconds(text: string | undefined, fallback: number, name: string):
   if (text === undefined || text === '') return fallback;
   if (!/^\d+$/.test(text)) throw new ConfigError(`${name} must be a whole number of milliseconds, got '${text}'`);
   return Number(text);
+}
+
+function count(text: string | undefined, fallback: number, name: string, min: number): number {
+  if (text === undefined || text === '') return fallback;
+  if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > 1_000_000) throw new ConfigError(`${name} must be a whole number from ${min} to 1000000, got '${text}'`);
+  return Number(text);
+}
+
+/**
+ * DuckDB's threads: one per core but one, at least one. With all cores, a heavy query took them
+ * all and the event loop, ingest's COMMIT and the decode worker waited for CPU: on 2 cores with 30
+ * heavy queries in flight, ingest acknowledgement p99 523 ms and a REST read from memory 187 ms,
+ * against 110 ms and 60 ms with one thread, queries no slower (docs/benchmarks.md, "Starvation").
+ */
+export function defaultDuckDbThreads(cores = availableParallelism()): number {
+  return Math.max(1, cores - 1);
+}
+
+/** TIMESLICE_QUERY_CONCURRENCY (per node), _PER_ACCOUNT (default: the node's), TIMESLICE_QUERY_QUEUE_MS, TIMESLICE_QUERY_QUEUE_LENGTH. */
+function queryAdmission(env: NodeJS.ProcessEnv): AdmissionLimits {
+  const d = defaultAdmissionLimits();
+  const perNode = count(env.TIMESLICE_QUERY_CONCURRENCY, d.perNode, 'TIMESLICE_QUERY_CONCURRENCY', 1);
+  return {
+    perNode,
+    perAccount: count(env.TIMESLICE_QUERY_CONCURRENCY_PER_ACCOUNT, perNode, 'TIMESLICE_QUERY_CONCURRENCY_PER_ACCOUNT', 1),
+    queueMs: count(env.TIMESLICE_QUERY_QUEUE_MS, d.queueMs, 'TIMESLICE_QUERY_QUEUE_MS', 0),
+    queueLength: count(env.TIMESLICE_QUERY_QUEUE_LENGTH, d.queueLength, 'TIMESLICE_QUERY_QUEUE_LENGTH', 0),
+  };
 }
 
 /** The storage engine TIMESLICE_STORE names (default duckdb); a ConfigError for one Timeslice does not have. */
@@ -120,6 +153,8 @@ export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv): S
       minAgeMs: milliseconds(env.TIMESLICE_COMPACT_AFTER_MS, DEFAULT_COMPACTION.minAgeMs, 'TIMESLICE_COMPACT_AFTER_MS'),
     },
     restSunset: sunsetMode(env.TIMESLICE_REST_SUNSET),
+    queryAdmission: queryAdmission(env),
+    duckdbThreads: count(env.TIMESLICE_DUCKDB_THREADS, defaultDuckDbThreads(), 'TIMESLICE_DUCKDB_THREADS', 1),
     rateLimits: {
       rest: perMinute(env.TIMESLICE_REST_RATE_LIMIT, DEFAULT_RATE_LIMIT_PER_MINUTE, 'TIMESLICE_REST_RATE_LIMIT'),
       nrql: perMinute(env.TIMESLICE_NRQL_RATE_LIMIT, DEFAULT_NRQL_QUERIES_PER_MINUTE, 'TIMESLICE_NRQL_RATE_LIMIT'),

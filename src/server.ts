@@ -24,6 +24,7 @@ import { DuckDbStore } from './store/duckdb/duckdb-store.js';
 import type { EntityStores } from './store/entity-stores.js';
 import type { MetricIndex } from './store/metric-index.js';
 import { openStore } from './store/open-store.js';
+import { QueryAdmission } from './nrql/query-admission.js';
 import type { Store } from './store/store.js';
 
 export interface RunningServer {
@@ -50,6 +51,8 @@ export interface RunningServer {
   readonly apiUsage: ApiUsageRecorder;
   /** Moves old timeslices into clustered order on a timer; `compactOnce()` runs it now. */
   readonly compactor: Pick<Store, 'compactOnce'>;
+  /** Admits the queries of every surface (TIMESLICE_QUERY_*). */
+  readonly admission: QueryAdmission;
   /** Stops accepting, waits for requests in flight, commits pending writes, closes the store. */
   close(): Promise<void>;
 }
@@ -70,6 +73,7 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
   const store = await openStore({
     engine: config.store, dataDir: config.dataDir, memoryLimit: config.memoryLimit, clock, compaction: config.compaction,
     maxMetricNamesPerApp: config.maxMetricNamesPerApp, ...(options.maxQueuedRows !== undefined ? { maxQueuedRows: options.maxQueuedRows } : {}),
+    ...(config.duckdbThreads ? { threads: config.duckdbThreads } : {}),
   });
   let ready = false;
   let collector: FastifyInstance | undefined;
@@ -129,9 +133,10 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
       catalog, writer, metrics, clock, agentFiles, obfuscationKeys, browserApplications: entities.browserApplications,
     }));
     await collector.register(collectorDeploymentsPlugin({ catalog, deployments, clock, sunset: config.restSunset, usage: apiUsage, limiter: rateLimits.rest }));
+    const admission = new QueryAdmission(config.queryAdmission);
     api = await buildApiApp({
       catalog, metrics, executor, clock, entities, ready: () => ready, logger,
-      deployments, writer, restSunset: config.restSunset, apiUsage, rateLimits, browser: { agentFiles, obfuscationKeys },
+      deployments, writer, restSunset: config.restSunset, apiUsage, rateLimits, admission, browser: { agentFiles, obfuscationKeys },
     });
     await collector.listen({ host: config.host, port: config.collectorPort });
     collectorPort = (collector.server.address() as { port: number }).port;
@@ -153,7 +158,7 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
       certPath: tls.certPath,
       databasePath,
       createdKeys: keysToShow,
-      store, db: store.db, catalog, metrics, entities, writer, api: a, compactor: store, apiUsage,
+      store, db: store.db, catalog, metrics, entities, writer, api: a, compactor: store, apiUsage, admission,
       close: () => (closing ??= (async () => {
         ready = false;
         await c.close();

@@ -12,6 +12,7 @@ import type { MetricIndex } from '../store/metric-index.js';
 import type { PlanExecutor } from '../store/plan-executor.js';
 import { storeDictionaries } from '../nrql/dictionaries.js';
 import { NrqlEngine } from '../nrql/nrql-engine.js';
+import { admittedExecutor, defaultAdmissionLimits, QueryAdmission } from '../nrql/query-admission.js';
 import { fastifyBaseOptions } from '../http/fastify-options.js';
 import { createRateLimits, type RateLimits } from '../http/rate-limit.js';
 import { registerNrqlRoute } from './nrql-route.js';
@@ -53,6 +54,8 @@ export interface ApiDeps {
   readonly apiUsage: ApiUsageRecorder;
   /** The browser agent's loaders and beacons (docs/browser.md); left out, neither is served. */
   readonly browser?: { readonly agentFiles: AgentFiles; readonly obfuscationKeys: ObfuscationKeys };
+  /** Admits queries of every surface (NRQL route, graph, REST metric data); without one, the defaults for this machine. */
+  readonly admission?: QueryAdmission;
 }
 
 /** The HTTP API: health, REST v2; GraphQL and the UI register here as plugins. */
@@ -84,7 +87,10 @@ export async function buildApiApp(deps: ApiDeps): Promise<FastifyInstance> {
     graphiql: GRAPHIQL_PATH,
   }));
 
-  const nrql = new NrqlEngine({ executor: deps.executor, dictionaries: storeDictionaries(deps.catalog, deps.metrics), clock: deps.clock });
+  const admission = deps.admission ?? new QueryAdmission(defaultAdmissionLimits());
+  const nrql = new NrqlEngine({ executor: deps.executor, dictionaries: storeDictionaries(deps.catalog, deps.metrics), clock: deps.clock, admission });
+  // REST metric data runs one statement per request: each is admitted on its own.
+  const admitted = { ...deps, executor: admittedExecutor(deps.executor, admission) };
   const limits = deps.rateLimits ?? createRateLimits(deps.clock);
   registerNrqlRoute(app, { catalog: deps.catalog, nrql, limiter: limits.nrql });
   await app.register(async (graph) => graphPlugin(graph, {
@@ -112,11 +118,11 @@ export async function buildApiApp(deps: ApiDeps): Promise<FastifyInstance> {
     await app.register(browserIngestPlugin({ ...deps, ...deps.browser, browserApplications: deps.entities.browserApplications }));
   }
   registerApplicationRoutes(app, deps);
-  registerMetricRoutes(app, deps);
-  registerHostRoutes(app, deps);
+  registerMetricRoutes(app, admitted);
+  registerHostRoutes(app, admitted);
   registerKeyTransactionRoutes(app, { ...deps, keyTransactions: deps.entities.keyTransactions });
   registerBrowserApplicationRoutes(app, deps.entities);
-  registerMobileApplicationRoutes(app, { ...deps, mobileApplications: deps.entities.mobileApplications });
+  registerMobileApplicationRoutes(app, { ...admitted, mobileApplications: deps.entities.mobileApplications });
 
   app.setNotFoundHandler((request, reply) => {
     reply.code(404).send({ error: { title: `Route ${request.method}:${request.url.split('?')[0]} not found` } });

@@ -3,6 +3,7 @@ import type { Catalog } from '../store/catalog.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 import type { NrqlEngine } from '../nrql/nrql-engine.js';
 import { NrqlError, positionOf, type NrqlErrorCode } from '../nrql/nrql-error.js';
+import { QueryRefusedError } from '../nrql/query-admission.js';
 
 export interface NrqlRouteDeps {
   readonly catalog: Pick<Catalog, 'accountForUserKey'>;
@@ -92,6 +93,9 @@ export function registerNrqlRoute(app: FastifyInstance, deps: NrqlRouteDeps): vo
       return await deps.nrql.run(body.query, { accountIds: accounts, ...(timeoutMs !== undefined ? { timeoutMs } : {}) });
     } catch (error) {
       if (error instanceof NrqlError) return reply.code(NRQL_HTTP_STATUS[error.code]).send(nrqlErrorBody(error, body.query));
+      if (error instanceof QueryRefusedError) {
+        return reply.code(429).header('retry-after', String(error.retryAfterSeconds)).send({ error: { title: error.message } });
+      }
       throw error;
     }
   });

@@ -1,8 +1,9 @@
-import type { AggregatePlan, Buckets, PlanSource, RowsPlan, TimeWindow } from '../plan/aggregate-plan.js';
-import { and, evaluateValue, mergeAggregates, MERGEABLE_AGGREGATES, type Predicate, type RowExpr } from '../plan/expressions.js';
+import type { AggregatePlan, Buckets, PlanSource, RankExpr, RowsPlan, TimeWindow, TopGroups } from '../plan/aggregate-plan.js';
+import { and, evaluateValue, mergeAggregates, MERGEABLE_AGGREGATES, type OutputExpr, type Predicate, type RowExpr } from '../plan/expressions.js';
 import { TIMESLICE_VALUE } from '../domain/aggregate/timeslice-function.js';
 import { AGENT_EVENT_TYPES, EVENT_ID_FIELDS } from '../plan/data-model.js';
 import type { PlainValue, PlanExecutor, QueryOptions } from '../store/plan-executor.js';
+import { ROWS_PER_SLICE, yieldToEventLoop } from '../store/event-loop.js';
 import { jsonText, type AnalyzedAggregate, type AnalyzedQuery, type AnalyzedRows, type AnalyzedShowEventTypes, type ResultColumn } from './analyze.js';
 import type { DictionaryName, NrqlDictionaries } from './dictionaries.js';
 
@@ -137,12 +138,12 @@ interface AggregateOutcome {
 async function aggregateOver(query: AnalyzedAggregate, window: TimeWindow, buckets: Buckets | undefined, deps: ExecuteDeps, fixedFacets: readonly PlainValue[][] | undefined): Promise<AggregateOutcome> {
   // Aggregates of attributes of any type arrive as JSON text: parsed once, before any output reads them.
   const jsonAggregates = query.aggregates.map((c) => c.arg !== undefined && jsonText(c.arg));
-  const run = (groupBy: readonly RowExpr[], withBuckets: boolean, where: Predicate = query.where) => {
+  const run = (groupBy: readonly RowExpr[], withBuckets: boolean, where: Predicate = query.where, top?: TopGroups) => {
     const plan: AggregatePlan = {
       kind: 'aggregate', source: query.source, accountId: query.accountIds, window, where, groupBy,
-      ...(withBuckets && buckets ? { buckets } : {}), aggregates: query.aggregates, outputs: [],
+      ...(withBuckets && buckets ? { buckets } : {}), aggregates: query.aggregates, outputs: [], ...(top ? { top } : {}),
     };
-    return deps.executor.aggregate(plan, deps.options).then((cols) => groupsOf(cols, groupBy.length, jsonAggregates));
+    return deps.executor.aggregate(plan, deps.options).then(async (cols) => groupsOf(cols, groupBy.length, jsonAggregates));
   };
   const windowSeconds = (window.endMs - window.beginMs) / 1000;
   const shape = (vector: Vector | undefined, seconds: number) => shapeValues(query.columns, vector, seconds, deps.dictionaries);
@@ -177,18 +178,32 @@ async function aggregateOver(query: AnalyzedAggregate, window: TimeWindow, bucke
 
   const facetExprs = query.facets.map((f) => f.expr);
   const decodeFacet = (values: readonly PlainValue[]) => values.map((v, i) => decodeValue(v, query.facets[i]!.decode, deps.dictionaries));
-  const listed = (values: readonly PlainValue[]) => decodeFacet(values).every((v) => v !== null);
-  const rank = (groups: Iterable<FacetGroup>): FacetGroup[] => {
+  const rank = async (groups: Iterable<FacetGroup>): Promise<FacetGroup[]> => {
     if (fixedFacets) {
       // COMPARE WITH: the current window's facets, each with its rows here or none (zero-filled).
       const byKey = new Map([...groups].map((g) => [groupKey(g.values), g]));
       return fixedFacets.map((values) => byKey.get(groupKey(values)) ?? { values, buckets: new Map() });
     }
     const present = (g: FacetGroup) => query.facetPresence === undefined || Number(wholeOf(g)?.[query.facetPresence] ?? 0) > 0;
-    const candidates = [...groups].filter((g) => listed(g.values) && present(g));
-    const score = new Map(candidates.map((g) => [g, rankValue(query, wholeOf(g), windowSeconds)]));
-    candidates.sort((a, b) => compareRank(score.get(a)!, score.get(b)!) || compareFacets(decodeFacet(a.values), decodeFacet(b.values)));
-    return candidates.slice(0, query.facetLimit);
+    // Ranked a slice at a time (a FACET on a unique attribute has as many groups as rows), keeping
+    // only the top `facetLimit`: by the rank value, then by the facet values' text.
+    let top: RankedGroup[] = [];
+    let slice: RankedGroup[] = [];
+    const keep = () => {
+      slice.sort(compareRanked);
+      top = mergeRanked(top, slice, query.facetLimit);
+      slice = [];
+    };
+    for (const g of groups) {
+      const shown = decodeFacet(g.values);
+      if (shown.every((v) => v !== null) && present(g)) slice.push({ group: g, score: rankValue(query, wholeOf(g), windowSeconds), text: JSON.stringify(shown) });
+      if (slice.length >= ROWS_PER_SLICE) {
+        keep();
+        await yieldToEventLoop();
+      }
+    }
+    keep();
+    return top.map((r) => r.group);
   };
   const facetRow = (values: readonly PlainValue[]): ResultRow => {
     const shown = decodeFacet(values);
@@ -204,7 +219,7 @@ async function aggregateOver(query: AnalyzedAggregate, window: TimeWindow, bucke
 
   if (mergeable) {
     const groups = await run(facetExprs, true);
-    const top = rank(groups.values());
+    const top = await rank(groups.values());
     const topSet = new Set(top);
     // Totals and the rest, per bucket and whole, in one pass over the groups.
     const total = new Map<number, Vector>();
@@ -213,7 +228,9 @@ async function aggregateOver(query: AnalyzedAggregate, window: TimeWindow, bucke
       const acc = into.get(b);
       into.set(b, acc ? mergeAggregates(query.aggregates, acc as (number | null)[], v as (number | null)[]) : v);
     };
+    let seen = 0;
     for (const g of groups.values()) {
+      if (++seen % ROWS_PER_SLICE === 0) await yieldToEventLoop();
       for (const [b, v] of g.buckets) {
         add(total, b, v);
         if (!topSet.has(g)) add(other, b, v);
@@ -221,15 +238,17 @@ async function aggregateOver(query: AnalyzedAggregate, window: TimeWindow, bucke
     }
     const wholeFrom = (perBucket: Map<number, Vector>) => (buckets ? merge(perBucket.values()) : perBucket.get(-1));
     return {
-      results: top.flatMap((g) => series(g.buckets, facetRow(g.values))),
+      results: await flatMapInSlices(top, (g) => series(g.buckets, facetRow(g.values))),
       total: totalOf((b) => total.get(b), wholeFrom(total)),
       other: totalOf((b) => other.get(b), wholeFrom(other)),
       topFacets: top.map((g) => g.values),
     };
   }
 
-  const ranked = await run(facetExprs, false);
-  const top = rank(ranked.values());
+  // Only the groups that can rank among the first come back when SQL can order by the rank (200 k
+  // groups of a FACET on a unique attribute were seconds of reading and ranking on the event loop).
+  const ranked = await run(facetExprs, false, query.where, fixedFacets ? undefined : sqlTop(query, jsonAggregates));
+  const top = await rank(ranked.values());
   const inTop = facetMembership(facetExprs, top.map((g) => g.values));
   const rowsByFacet = buckets ? await run(facetExprs, true, and(query.where, inTop)) : ranked;
   const [totalGroup] = (await run([], true)).values();
@@ -239,11 +258,49 @@ async function aggregateOver(query: AnalyzedAggregate, window: TimeWindow, bucke
     ? [...(await run([], false, and(query.where, notInTop(facetExprs, inTop)))).values()][0]?.buckets.get(-1)
     : otherGroup?.buckets.get(-1);
   return {
-    results: top.flatMap((g) => series(rowsByFacet.get(groupKey(g.values))?.buckets ?? new Map(), facetRow(g.values))),
+    results: await flatMapInSlices(top, (g) => series(rowsByFacet.get(groupKey(g.values))?.buckets ?? new Map(), facetRow(g.values))),
     total: totalOf((b) => totalGroup?.buckets.get(b), wholeTotal),
     other: totalOf((b) => otherGroup?.buckets.get(b), wholeOther),
     topFacets: top.map((g) => g.values),
   };
+}
+
+const NUMERIC_RANKS: ReadonlySet<string> = new Set(['count', 'countRows', 'countDistinct', 'sum']);
+
+/**
+ * The FACET ranking as SQL can narrow it (see `TopGroups`): when facets are shown as stored (no
+ * dictionary decoding, whose nulls SQL cannot see) and the rank is a numeric aggregate or one item
+ * of a quantile list, as the engine evaluates it.
+ */
+function sqlTop(query: AnalyzedAggregate, json: readonly boolean[]): TopGroups | undefined {
+  if (!query.rankBy || query.facets.some((f) => f.decode !== undefined)) return undefined;
+  // min and max may be of text, which the engine ranks as null and SQL would order.
+  const numeric = (index: number) => !json[index] && NUMERIC_RANKS.has(query.aggregates[index]!.fn);
+  const rankExpr = (e: OutputExpr): RankExpr | undefined => {
+    switch (e.kind) {
+      case 'aggregate': return numeric(e.index) ? { kind: 'aggregate', index: e.index } : undefined;
+      case 'item': return !json[e.index] && query.aggregates[e.index]!.fn === 'quantiles' ? { kind: 'item', index: e.index, item: e.item } : undefined;
+      case 'zeroIfNull': {
+        const arg = rankExpr(e.arg);
+        return arg && { kind: 'zeroIfNull', arg };
+      }
+      default: return undefined;
+    }
+  };
+  const by = rankExpr(query.rankBy);
+  return by && { by, limit: query.facetLimit, ...(query.facetPresence !== undefined ? { presence: query.facetPresence } : {}) };
+}
+
+/** Facets shaped per group between turns of the event loop: up to 5,000 facets × 366 buckets of rows. */
+const FACETS_PER_SLICE = 256;
+
+async function flatMapInSlices<T, U>(items: readonly T[], fn: (item: T) => U[]): Promise<U[]> {
+  const out: U[] = [];
+  for (let i = 0; i < items.length; i++) {
+    if (i > 0 && i % FACETS_PER_SLICE === 0) await yieldToEventLoop();
+    for (const u of fn(items[i]!)) out.push(u);
+  }
+  return out;
 }
 
 /** A facet group's key: its one value as it is, or several values' JSON. */
@@ -252,10 +309,11 @@ function groupKey(values: readonly PlainValue[]): PlainValue {
 }
 
 /** Result columns → facet groups by their values, each with its vectors per bucket (JSON text parsed where `json`). */
-function groupsOf(cols: Awaited<ReturnType<PlanExecutor['aggregate']>>, groupCount: number, json: readonly boolean[]): Map<PlainValue, FacetGroup> {
+async function groupsOf(cols: Awaited<ReturnType<PlanExecutor['aggregate']>>, groupCount: number, json: readonly boolean[]): Promise<Map<PlainValue, FacetGroup>> {
   const parse = (v: unknown): unknown => (typeof v === 'string' ? JSON.parse(v) : Array.isArray(v) ? v.map(parse) : v);
   const groups = new Map<PlainValue, FacetGroup>();
   for (let r = 0; r < cols.rowCount; r++) {
+    if (r > 0 && r % ROWS_PER_SLICE === 0) await yieldToEventLoop();
     const values = groupCount === 1 ? [cols.groups[0]![r]!] : Array.from({ length: groupCount }, (_, g) => cols.groups[g]![r]!);
     const key = groupKey(values);
     let group = groups.get(key);
@@ -287,18 +345,35 @@ function rankValue(query: AnalyzedAggregate, vector: Vector | undefined, seconds
   return typeof v === 'number' ? v : null;
 }
 
+interface RankedGroup {
+  readonly group: FacetGroup;
+  readonly score: number | null;
+  /** The facet values as shown, as JSON: the order among equal scores. */
+  readonly text: string;
+}
+
+function compareRanked(a: RankedGroup, b: RankedGroup): number {
+  return compareRank(a.score, b.score) || (a.text < b.text ? -1 : a.text > b.text ? 1 : 0);
+}
+
+/** The first `limit` of two sorted lists, merged. */
+function mergeRanked(a: readonly RankedGroup[], b: readonly RankedGroup[], limit: number): RankedGroup[] {
+  const out: RankedGroup[] = [];
+  let i = 0;
+  let j = 0;
+  while (out.length < limit && (i < a.length || j < b.length)) {
+    if (j >= b.length || (i < a.length && compareRanked(a[i]!, b[j]!) <= 0)) out.push(a[i++]!);
+    else out.push(b[j++]!);
+  }
+  return out;
+}
+
 /** Descending, nulls last. */
 function compareRank(a: number | null, b: number | null): number {
   if (a === b) return 0;
   if (a === null) return 1;
   if (b === null) return -1;
   return b - a;
-}
-
-function compareFacets(a: readonly PlainValue[], b: readonly PlainValue[]): number {
-  const x = JSON.stringify(a);
-  const y = JSON.stringify(b);
-  return x < y ? -1 : x > y ? 1 : 0;
 }
 
 /** Output values of one group (an empty group when `vector` is undefined: counts 0, the rest null). */

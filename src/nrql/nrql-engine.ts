@@ -7,6 +7,7 @@ import { execute, type NrqlResult } from './execute.js';
 import { format } from './format.js';
 import { NrqlError } from './nrql-error.js';
 import { parse } from './parser.js';
+import type { QueryAdmission } from './query-admission.js';
 
 export interface NrqlEngineDeps {
   readonly executor: PlanExecutor;
@@ -14,6 +15,8 @@ export interface NrqlEngineDeps {
   readonly clock: Clock;
   /** Statement timeout when a query names none, in milliseconds. */
   readonly defaultTimeoutMs?: number;
+  /** Admits each query (all its statements) before it runs; without one every query runs at once. */
+  readonly admission?: QueryAdmission;
 }
 
 export interface NrqlRunOptions {
@@ -58,25 +61,29 @@ export class NrqlEngine {
   async run(text: string, options: NrqlRunOptions): Promise<NrqlAnswer> {
     const { analyzed } = this.explain(text, options);
     const timeoutMs = options.timeoutMs ?? this.deps.defaultTimeoutMs ?? DEFAULT_NRQL_TIMEOUT_MS;
-    // One budget for the whole query: its RE2 checks and every statement of its plans.
+    // One budget for the whole query: its wait for admission, its RE2 checks and every statement of its plans.
     const started = performance.now();
-    if (analyzed.kind !== 'showEventTypes') {
-      for (const { pattern, span } of analyzed.regexPatterns) {
-        const refused = await this.deps.executor.regexError(pattern);
-        if (refused !== undefined) throw new NrqlError('NRQL_BAD_ARGUMENTS', `RLIKE: not a valid RE2 regular expression: ${refused}`, span);
+    const deadline = started + timeoutMs;
+    const work = async (): Promise<NrqlAnswer> => {
+      if (analyzed.kind !== 'showEventTypes') {
+        for (const { pattern, span } of analyzed.regexPatterns) {
+          const refused = await this.deps.executor.regexError(pattern);
+          if (refused !== undefined) throw new NrqlError('NRQL_BAD_ARGUMENTS', `RLIKE: not a valid RE2 regular expression: ${refused}`, span);
+        }
       }
-    }
-    try {
-      const result = await execute(analyzed, { executor: this.deps.executor, dictionaries: this.deps.dictionaries, options: { timeoutMs, deadline: started + timeoutMs } });
-      return { ...result, nrql: text };
-    } catch (error) {
-      if (error instanceof QueryTimeoutError) {
-        throw new NrqlError('NRQL_TIMEOUT', `The query ran longer than its ${timeoutMs / 1000} s timeout and was cancelled; narrow its time window or its facets`);
+      try {
+        const result = await execute(analyzed, { executor: this.deps.executor, dictionaries: this.deps.dictionaries, options: { timeoutMs, deadline } });
+        return { ...result, nrql: text };
+      } catch (error) {
+        if (error instanceof QueryTimeoutError) {
+          throw new NrqlError('NRQL_TIMEOUT', `The query ran longer than its ${timeoutMs / 1000} s timeout and was cancelled; narrow its time window or its facets`);
+        }
+        // The parser bounds the tree's depth; this is the engine's own bound, should its SQL nest deeper still.
+        if (error instanceof QueryTooDeepError) throw new NrqlError('NRQL_LIMIT_EXCEEDED', 'The query nests too deeply for the engine; split long chains of operators or conditions');
+        throw error;
       }
-      // The parser bounds the tree's depth; this is the engine's own bound, should its SQL nest deeper still.
-      if (error instanceof QueryTooDeepError) throw new NrqlError('NRQL_LIMIT_EXCEEDED', 'The query nests too deeply for the engine; split long chains of operators or conditions');
-      throw error;
-    }
+    };
+    return this.deps.admission ? this.deps.admission.run(options.accountIds, work, deadline) : work();
   }
 }
 

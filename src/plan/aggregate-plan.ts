@@ -47,7 +47,28 @@ export interface AggregatePlan {
   readonly buckets?: Buckets;
   readonly aggregates: readonly AggregateCall[];
   readonly outputs: readonly PlanOutput[];
+  /** Return only the groups that can rank among the first few (a FACET's LIMIT), not every group. */
+  readonly top?: TopGroups;
 }
+
+/**
+ * The groups ranked within the first `limit` by `by`, descending with nulls last, ties at the
+ * boundary all kept; a group with a null key, or a value of 0 or null in aggregate `presence`,
+ * ranks after every other. The caller still ranks what comes back (its own tie-break included):
+ * this only spares reading groups that cannot be among the first (a FACET on a unique attribute
+ * has as many groups as rows), and an executor that returns every group is still right.
+ */
+export interface TopGroups {
+  readonly by: RankExpr;
+  readonly limit: number;
+  readonly presence?: number;
+}
+
+/** A number per group the SQL can order by: an aggregate, one item of a list aggregate, or either with null as 0. */
+export type RankExpr =
+  | { readonly kind: 'aggregate'; readonly index: number }
+  | { readonly kind: 'item'; readonly index: number; readonly item: number }
+  | { readonly kind: 'zeroIfNull'; readonly arg: RankExpr };
 
 /** Row ordering for a rows plan. */
 export interface RowOrder { readonly expr: RowExpr; readonly descending: boolean }

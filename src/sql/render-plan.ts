@@ -1,4 +1,4 @@
-import type { AggregatePlan, RowsPlan } from '../plan/aggregate-plan.js';
+import type { AggregatePlan, RankExpr, RowsPlan, TopGroups } from '../plan/aggregate-plan.js';
 import { assertNever, type Predicate, type RowExpr, type ValueType } from '../plan/expressions.js';
 import type { Dialect, RenderedSql, SqlParam } from './dialect.js';
 import type { PhysicalSchema, PhysicalSource, SourceBranch } from './physical-schema.js';
@@ -60,9 +60,36 @@ export function renderAggregatePlan(plan: AggregatePlan, dialect: Dialect, schem
   const lines = [`SELECT ${select.join(', ')}`, from()];
   if (groupKeys.length > 0) {
     lines.push(`GROUP BY ${groupKeys.join(', ')}`);
-    lines.push(`ORDER BY ${groupKeys.join(', ')}`);
+    if (!plan.top) lines.push(`ORDER BY ${groupKeys.join(', ')}`);
   }
+  if (plan.top && plan.groupBy.length > 0) return { sql: topGroups(lines.join('\n'), plan, plan.top, dialect, bind), params };
   return { sql: lines.join('\n'), params };
+}
+
+/** The grouped rows of `inner` that rank within `top.limit` (see `TopGroups`), in the same columns. */
+function topGroups(inner: string, plan: AggregatePlan, top: TopGroups, dialect: Dialect, bind: Bind): string {
+  const q = (name: string) => dialect.quoteIdentifier(name);
+  const columns = [...plan.groupBy.map((_, i) => q(GROUP_COLUMN(i))), ...(plan.buckets ? [q(BUCKET_COLUMN)] : []), ...plan.aggregates.map((_, i) => q(AGGREGATE_COLUMN(i)))];
+  const rank = (e: RankExpr): string => {
+    switch (e.kind) {
+      case 'aggregate': return q(AGGREGATE_COLUMN(e.index));
+      case 'item': return `${q(AGGREGATE_COLUMN(e.index))}[${e.item + 1}]`;
+      case 'zeroIfNull': return `coalesce(${rank(e.arg)}, 0)`;
+      default: return assertNever(e);
+    }
+  };
+  const unlisted = [
+    ...plan.groupBy.map((_, i) => `${q(GROUP_COLUMN(i))} IS NULL`),
+    ...(top.presence !== undefined ? [`coalesce(${q(AGGREGATE_COLUMN(top.presence))}, 0) <= 0`] : []),
+  ].join(' OR ');
+  const place = q('__place');
+  return [
+    `SELECT ${columns.join(', ')} FROM (`,
+    `SELECT *, rank() OVER (ORDER BY CASE WHEN ${unlisted} THEN 1 ELSE 0 END, ${rank(top.by)} DESC NULLS LAST) AS ${place} FROM (`,
+    inner,
+    `) AS ${q('grouped')}) AS ${q('ranked')}`,
+    `WHERE ${place} <= ${bind(top.limit)}`,
+  ].join('\n');
 }
 
 /**

@@ -10,6 +10,8 @@ export interface StoreOptions {
   readonly engine: StoreEngine;
   readonly dataDir: string;
   readonly memoryLimit: string;
+  /** The engine's worker threads (DuckDB's `threads`); undefined: the engine's default. */
+  readonly threads?: number;
   readonly clock: Clock;
   readonly compaction?: CompactorOptions;
   readonly expiry?: IdleExpiry;

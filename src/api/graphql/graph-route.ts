@@ -15,6 +15,7 @@ import { GraphContext, type GraphServices, type Principal } from './graph-contex
 import type { GraphErrorClass } from './graph-errors.js';
 import { buildGraphSchema } from './graph-schema.js';
 import { isWellFormedText } from './validation-rules.js';
+import { QueryRefusedError } from '../../nrql/query-admission.js';
 
 export const GRAPH_PATH = '/graphql';
 /** Request bodies, as sent and once inflated. */
@@ -247,6 +248,10 @@ function formatResult(result: ExecutionResult, request: FastifyRequest): Record<
 function formatError(error: GraphQLError, request: FastifyRequest): GraphQLFormattedError {
   const formatted = error.toJSON();
   const original = error.originalError;
+  // A query not admitted (wherever a resolver ran one: summaries, reporting event types): clients retry it.
+  if (original instanceof QueryRefusedError) {
+    return { ...formatted, extensions: { errorClass: 'TOO_MANY_REQUESTS', retryAfterSeconds: original.retryAfterSeconds } };
+  }
   // A resolver's unintended throw has a path; a scalar refusing an argument or variable (a
   // TypeError graphql-js wraps with the value's location) has none, and is the caller's input.
   if (original && !(original instanceof GraphQLError) && error.path !== undefined) {

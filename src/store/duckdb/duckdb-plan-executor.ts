@@ -14,6 +14,7 @@ import { duckdbDialect } from './duckdb-dialect.js';
 import { duckdbSchema } from './sources.js';
 import type { Database } from './database.js';
 import { timestampValue } from './duckdb-values.js';
+import { mapInSlices, ROWS_PER_SLICE, yieldToEventLoop } from '../event-loop.js';
 
 /** RLIKE patterns whose RE2 verdict is remembered (oldest forgotten first). */
 const CHECKED_PATTERNS = 256;
@@ -50,17 +51,22 @@ export class DuckDbPlanExecutor implements PlanExecutor {
     const groupCount = plan.groupBy.length;
     const hasBuckets = plan.buckets !== undefined;
     const at = (i: number) => columns[i] ?? [];
+    // Converted a slice at a time (store/event-loop.ts): a FACET on a unique attribute has a group per row.
+    const groups: PlainValue[][] = [];
+    for (let i = 0; i < groupCount; i++) groups.push(await mapInSlices(at(i), toPlain));
+    const aggregates: (number | null)[][] = [];
+    for (const [i, call] of plan.aggregates.entries()) {
+      const values = at(groupCount + (hasBuckets ? 1 : 0) + i);
+      // Counts and sums are numbers; lists and latest/earliest keep their values' own types.
+      aggregates.push(MERGEABLE_AGGREGATES.has(call.fn) || call.fn === 'countDistinct'
+        ? await mapInSlices(values, toNumber)
+        : (await mapInSlices(values, toPlain)) as (number | null)[]);
+    }
     return {
       rowCount: at(0).length,
-      groups: Array.from({ length: groupCount }, (_, i) => at(i).map(toPlain)),
-      buckets: hasBuckets ? at(groupCount).map((v) => Number(v)) : undefined,
-      aggregates: plan.aggregates.map((call, i) => {
-        const values = at(groupCount + (hasBuckets ? 1 : 0) + i);
-        // Counts and sums are numbers; lists and latest/earliest keep their values' own types.
-        return MERGEABLE_AGGREGATES.has(call.fn) || call.fn === 'countDistinct'
-          ? values.map(toNumber)
-          : (values.map(toPlain) as (number | null)[]);
-      }),
+      groups,
+      buckets: hasBuckets ? await mapInSlices(at(groupCount), (v) => Number(v)) : undefined,
+      aggregates,
     };
   }
 
@@ -91,6 +97,7 @@ export class DuckDbPlanExecutor implements PlanExecutor {
     const firstValue = plan.all ? 3 + mapCount : 1;
     const rows: StoredRow[] = new Array(rowCount);
     for (let r = 0; r < rowCount; r++) {
+      if (r > 0 && r % ROWS_PER_SLICE === 0) await yieldToEventLoop();
       const values: PlainValue[] = new Array(plan.columns.length);
       for (let c = 0; c < plan.columns.length; c++) values[c] = toPlain(columns[firstValue + c]![r]);
       const timeMs = Number(columns[0]![r]);
@@ -137,8 +144,15 @@ export class DuckDbPlanExecutor implements PlanExecutor {
       statement.bind(values, types);
       const result = await statement.run();
       const columns: unknown[][] = Array.from({ length: result.columnCount }, () => []);
+      let read = 0;
       for (let c = 0; c < result.chunkCount; c++) {
+        // A large result is read a few chunks at a time, letting other requests run between them.
+        if (read >= ROWS_PER_SLICE) {
+          read = 0;
+          await yieldToEventLoop();
+        }
         const chunk = result.getChunk(c).getColumns();
+        read += chunk[0]?.length ?? 0;
         chunk.forEach((values, i) => { for (const v of values) columns[i]!.push(v); });
       }
       return columns;

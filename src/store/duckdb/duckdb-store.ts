@@ -18,6 +18,8 @@ export interface DuckDbStoreOptions {
   /** The data directory: the store is `timeslice.duckdb` in it. */
   readonly dataDir: string;
   readonly memoryLimit: string;
+  /** DuckDB's worker threads; undefined: DuckDB's default (one per core). */
+  readonly threads?: number;
   readonly clock: Clock;
   readonly compaction?: CompactorOptions;
   readonly expiry?: IdleExpiry;
@@ -28,6 +30,9 @@ export interface DuckDbStoreOptions {
   /** How often idle runs and instances are looked for; 0 = never (then only `expireIdle()`). */
   readonly expireEveryMs: number;
 }
+
+/** DuckDB read connections: fewer than libuv's 4 pool threads (see `open`). */
+const READ_CONNECTIONS = 3;
 
 /** The embedded store: one DuckDB file under the data directory. */
 export class DuckDbStore implements Store {
@@ -49,9 +54,14 @@ export class DuckDbStore implements Store {
   ) {}
 
   static async open(options: DuckDbStoreOptions): Promise<DuckDbStore> {
-    const db = await Database.open({ path: join(options.dataDir, 'timeslice.duckdb'), memoryLimit: options.memoryLimit });
+    const db = await Database.open({
+      path: join(options.dataDir, 'timeslice.duckdb'), memoryLimit: options.memoryLimit, ...(options.threads ? { threads: options.threads } : {}),
+    });
     const writer = new DuckDbBatchWriter(db.appendConnection, options.maxQueuedRows);
-    const executor = new DuckDbPlanExecutor(db);
+    // Every DuckDB call holds one of libuv's 4 pool threads while it runs: with 4 long reads the
+    // batch writer's BEGIN and COMMIT waited for one to end (ingest acks of minutes in
+    // bench/starvation.ts). Three read connections leave one thread to ingest.
+    const executor = new DuckDbPlanExecutor(db, READ_CONNECTIONS);
     try {
       const clock = options.clock;
       const metrics = await DuckDbMetricIndex.load(db, writer, clock, {

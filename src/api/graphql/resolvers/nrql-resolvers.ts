@@ -1,6 +1,7 @@
 import type { Condition } from '../../../nrql/ast.js';
 import type { NrqlAnswer } from '../../../nrql/nrql-engine.js';
 import { NrqlError, positionOf } from '../../../nrql/nrql-error.js';
+import { QueryRefusedError } from '../../../nrql/query-admission.js';
 import type { GraphContext } from '../graph-context.js';
 import { GraphError } from '../graph-errors.js';
 import { ASYNC_QUERY_MAX_SECONDS, ASYNC_RESULT_EXPIRATION_SECONDS, ASYNC_RETRY_AFTER_SECONDS, type AsyncQueryState } from '../async-nrql.js';
@@ -18,6 +19,8 @@ export interface NrqlArgs {
 
 /** A refused or cancelled query as the graph shows it: never a class clients retry, but for a timeout. */
 export function graphErrorOf(error: unknown, query: string): unknown {
+  // Not admitted: NerdGraph's class for "too many at once", which clients retry.
+  if (error instanceof QueryRefusedError) return new GraphError('TOO_MANY_REQUESTS', error.message, { retryAfterSeconds: error.retryAfterSeconds });
   if (!(error instanceof NrqlError)) return error;
   const at = error.span && error.span.end > 0 ? positionOf(query, error.span.start) : undefined;
   return new GraphError(error.code === 'NRQL_TIMEOUT' ? 'TIMEOUT' : 'INVALID_INPUT', error.message, {
