@@ -164,7 +164,6 @@ async function serveLoader(files: AgentFiles, request: FastifyRequest, reply: Fa
   }
   reply.header('cache-control', immutable ? `public, max-age=${IMMUTABLE_MAX_AGE_SECONDS}, immutable` : `public, max-age=${LOADER_MAX_AGE_SECONDS}`);
   reply.header('etag', loader.etag);
-  reply.header('access-control-allow-origin', '*');
   reply.header('content-type', 'application/javascript; charset=utf-8');
   if (request.headers['if-none-match'] === loader.etag) return reply.code(304).send();
   return reply.send(loader.body);
