@@ -104,9 +104,12 @@ async function eventCounts(ts: TestServer, appName: string, expected: Record<str
   const deadline = Date.now() + 20_000;
   for (;;) {
     const counts: Record<string, number> = {};
-    for (const type of Object.keys(expected)) {
-      const [row] = await nrql(ts, `SELECT count(*) FROM ${type} WHERE appName = '${appName}' SINCE 1 hour ago`);
-      counts[type] = row.count;
+    for (const key of Object.keys(expected)) {
+      // `Type` or `Type/timingName`: PageViewTiming counted by the timing it carries.
+      const [type, timing] = key.split('/');
+      const where = timing ? ` AND timingName = '${timing}'` : '';
+      const [row] = await nrql(ts, `SELECT count(*) FROM ${type} WHERE appName = '${appName}'${where} SINCE 1 hour ago`);
+      counts[key] = row.count;
     }
     if (JSON.stringify(counts) === JSON.stringify(expected) || Date.now() > deadline) return counts;
     await new Promise((r) => setTimeout(r, 500));
@@ -115,6 +118,7 @@ async function eventCounts(ts: TestServer, appName: string, expected: Record<str
 
 const EXPECTED_EVENTS = {
   PageView: PLAN.length,
+  'PageViewTiming/load': PLAN.length, // each page's window load timing
   BrowserInteraction: PLAN.length, // one initial page load each (SPA loader)
   AjaxRequest: 1,
   PageAction: 1,
