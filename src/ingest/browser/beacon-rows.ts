@@ -100,9 +100,13 @@ function transactionNames(request: BeaconRequest): { name: string; browserTransa
   return { name, browserTransactionName };
 }
 
+/** An epoch-ms time a beacon gave, or the receive time when it is not a number between 2000 and 9999. */
+function eventTime(value: unknown, receivedAt: number): number {
+  return typeof value === 'number' && value >= EARLIEST_MS && value <= LATEST_MS ? Math.round(value) : receivedAt;
+}
+
 function pushEvent(rows: Rows, target: BeaconTarget, at: number, eventType: string, attributes: Record<string, unknown>): void {
-  const when = at >= EARLIEST_MS && at <= LATEST_MS ? Math.round(at) : Date.now();
-  rows.push(target.accountId, target.appId, 0, 0, when, eventType, attributeJson(boundAttributes(attributes)));
+  rows.push(target.accountId, target.appId, 0, 0, Math.round(at), eventType, attributeJson(boundAttributes(attributes)));
 }
 
 const seconds = (ms: number | undefined | null) => (ms === undefined || ms === null ? undefined : ms / 1000);
@@ -383,7 +387,7 @@ export function jsErrorRows(target: BeaconTarget, request: BeaconRequest, body: 
     }
     const n = (count as number | undefined) ?? 1;
     occurrences += n;
-    const at = typeof p.timestamp === 'number' ? p.timestamp : request.receivedAt;
+    const at = eventTime(p.timestamp, request.receivedAt);
     const attributes = defined({
       ...(typeof custom === 'object' && custom !== null && !Array.isArray(custom) ? custom as Record<string, unknown> : {}),
       ...common,
@@ -430,7 +434,7 @@ export function insRows(target: BeaconTarget, request: BeaconRequest, body: unkn
       dropped++;
       continue;
     }
-    const at = typeof e.timestamp === 'number' ? e.timestamp : request.receivedAt;
+    const at = eventTime(e.timestamp, request.receivedAt);
     const { eventType: _type, timestamp: _at, ...own } = e;
     // The event's own pageUrl (its initial URL without query) wins over the query's `ref`.
     pushEvent(rows, target, at, type, { ...common, ...own });
@@ -452,7 +456,7 @@ export function logRows(target: BeaconTarget, request: BeaconRequest, body: unkn
     for (const line of logs) {
       if (typeof line !== 'object' || line === null) throw new BeaconError('each log line must be an object');
       const l = line as Record<string, unknown>;
-      const at = typeof l.timestamp === 'number' && l.timestamp >= EARLIEST_MS && l.timestamp <= LATEST_MS ? Math.round(l.timestamp) : request.receivedAt;
+      const at = eventTime(l.timestamp, request.receivedAt);
       const own = typeof l.attributes === 'object' && l.attributes !== null ? l.attributes as Record<string, unknown> : {};
       const message = typeof l.message === 'string' ? truncate(l.message, MAX_LOG_MESSAGE_LENGTH) : '';
       const level = typeof l.level === 'string' ? truncate(l.level, MAX_NAME_LENGTH) : null;

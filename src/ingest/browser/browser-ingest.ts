@@ -2,12 +2,11 @@ import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } f
 import type { Clock } from '../../clock.js';
 import { entityGuid } from '../../domain/entity-guid.js';
 import { BROWSER_AGENT_PATH } from '../../domain/browser-loader-script.js';
-import type { Rows } from '../../store/append-tables.js';
 import { StoreBusyError, WriteTooLargeError, type BatchWriter } from '../../store/batch-writer.js';
 import { browserApdexT, type BrowserApplication, type BrowserApplications } from '../../store/browser-applications.js';
 import type { Catalog } from '../../store/catalog.js';
 import type { MetricIndex } from '../../store/metric-index.js';
-import { TIMESLICES, Rows as TableRows } from '../../store/append-tables.js';
+import { Rows, TIMESLICES } from '../../store/append-tables.js';
 import type { AgentFiles } from './agent-files.js';
 import {
   BeaconError, eventRows, insRows, jsErrorRows, logRows, rumCallRows, type BeaconRequest, type BeaconTarget, type BrowserTimeslice,
@@ -279,7 +278,7 @@ async function writeWithTimeslices(
   await deps.metrics.write(
     { names, unscoped: names, accountId: target.accountId, targets: [{ appId: target.appId, hostId: 0, instanceId: 0 }] },
     (ids) => {
-      const slices = new TableRows(TIMESLICES);
+      const slices = new Rows(TIMESLICES);
       for (const t of timeslices) {
         const id = ids.get(t.name);
         if (id === undefined) continue;
