@@ -95,12 +95,14 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
     const obfuscationKeys = new ObfuscationKeys();
     collector = buildCollector({
       onLicenseKey: (accountId, key) => obfuscationKeys.learn(accountId, key),
-      // Pages of an application with browser monitoring on report to the API port (plain HTTP) on
-      // the host name the agent reached the collector by.
+      // Pages of an application with browser monitoring on report to TIMESLICE_BROWSER_ORIGIN, else to
+      // the API port (plain HTTP) on the host name the agent reached the collector by.
       browserMonitoring: (app, agentHostname) => {
         const side = entities.browserApplications.list(app.accountId).find((b) => b.apmApplicationId === app.id);
         if (!side) return undefined;
-        const host = `${agentHostname.includes(':') && !agentHostname.startsWith('[') ? `[${agentHostname}]` : agentHostname}:${apiPort}`;
+        const origin = config.browserOrigin
+          ?? `http://${agentHostname.includes(':') && !agentHostname.startsWith('[') ? `[${agentHostname}]` : agentHostname}:${apiPort}`;
+        const host = new URL(origin).host;
         return {
           browser_key: side.browserMonitoringKey,
           beacon: host,
@@ -108,7 +110,7 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
           js_agent_file: '',
           js_agent_loader: apmJsAgentLoader({
             accountId: app.accountId, applicationId: app.id, browserMonitoringKey: side.browserMonitoringKey, settings: side.settings,
-            origin: `http://${host}`, agentPath: versionedAgentPath(agentFiles),
+            origin, agentPath: versionedAgentPath(agentFiles),
           }),
           'browser_monitoring.loader': { SPA: 'spa', PRO: 'full', LITE: 'rum' }[side.settings.loaderType],
           'browser_monitoring.loader_version': agentFiles.version ?? '',

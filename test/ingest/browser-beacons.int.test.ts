@@ -202,6 +202,25 @@ describe('beacons of an APM application with browser monitoring', () => {
   });
 });
 
+describe('the browser origin of a deployment behind a proxy', () => {
+  it('is what the connect reply hands agents when TIMESLICE_BROWSER_ORIGIN is set', async () => {
+    const other = await startTestServer({ TIMESLICE_BROWSER_ORIGIN: 'https://apm.example.com' });
+    try {
+      const { appId } = await connectApp(other, 'Proxied');
+      await other.server.entities.browserApplications.create({ accountId: 1, name: 'Proxied', apmApplicationId: appId });
+      const body = structuredClone(sample('connect-request').body) as [Record<string, unknown>];
+      body[0] = { ...body[0], app_name: ['Proxied'] };
+      const reply = JSON.parse((await invoke(other.server, { query: agentQuery('connect', TEST_LICENSE_KEY), body })).text).return_value;
+      assert.equal(reply.beacon, 'apm.example.com');
+      assert.equal(reply.error_beacon, 'apm.example.com');
+      assert.match(reply.js_agent_loader, /"https:\/\/apm\.example\.com\/browser-agent\/1\.322\.0\/nr-loader-spa\.min\.js"/);
+      assert.doesNotMatch(reply.js_agent_loader, /ssl:false/);
+    } finally {
+      await other.stop();
+    }
+  });
+});
+
 describe('beacons of an APM application: errors and the collector port', () => {
   it('counts JavaScript errors of APM pages in EndUser/errors', async () => {
     const res = await post(`/jserrors/1/${key}`, { a: String(apmId), rst: '900' }, JSON.stringify({
