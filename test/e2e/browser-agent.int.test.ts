@@ -166,6 +166,9 @@ describe('the real browser agent in Chromium', { timeout: 240_000 }, () => {
       const requests = PLAN.length + PLAN.filter((p) => p.delay > 0).length + 1;
       assert.equal(serverApdex.s! + serverApdex.t! + serverApdex.f!, requests);
 
+      // The interactive page's error, in the browser error count REST's error_percentage reads.
+      const [errors] = await nrql(ts, `SELECT sum(newrelic.timeslice.value['count']) AS n FROM Metric WHERE appId = ${appId} AND metricTimesliceName = 'EndUser/errors' SINCE 1 hour ago`);
+      assert.equal(errors.n, 1);
       // Injected pages are named after their APM transaction.
       const perTxn = await nrql(ts, "SELECT count(newrelic.timeslice.value) FROM Metric WHERE metricTimesliceName = 'EndUser/WebTransaction/WebTransaction/Custom/page-slow' SINCE 1 hour ago");
       assert.deepEqual(perTxn, [{ 'count.newrelic.timeslice.value': 1 }]);
