@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import fc from 'fast-check';
 import { attributesOf, decodeQuerypack, QuerypackError, type QpNode } from '../../src/ingest/browser/querypack.js';
 import { SAMPLES_DIR } from '../helpers/samples.js';
 
@@ -71,4 +72,19 @@ describe('querypack decoder over the captured beacons', () => {
       assert.throws(() => decodeQuerypack(body), (e: unknown) => e instanceof QuerypackError && message.test(e.message));
     });
   }
+});
+
+describe('querypack decoder on arbitrary input', () => {
+  it("throws nothing but QuerypackError, whatever the body", () => {
+    // Bodies built from the format's own characters, so most get deep into the decoder.
+    const token = fc.constantFrom('1', '2', '5', '6', '7', 'b', 'e', 'z', '0', '5k', '!', "'", "'x", ',', ';', '\\', '.', '-', '12.5', 'zzzzzzzzzzzzz', '');
+    const body = fc.tuple(fc.constantFrom('bel.6;', 'bel.7;', 'bel.7', 'bel.8;', ''), fc.array(token, { maxLength: 60 })).map(([head, parts]) => head + parts.join(''));
+    fc.assert(fc.property(body, (text) => {
+      try {
+        decodeQuerypack(text);
+      } catch (error) {
+        if (!(error instanceof QuerypackError)) throw error;
+      }
+    }), { numRuns: 3000, seed: 16 });
+  });
 });
