@@ -249,6 +249,12 @@ describe('bad beacons', () => {
   const rum = () => ({ a: String(standaloneId), sa: '1', be: '10', fe: '100', rst: '200' });
   const cases: [string, () => Promise<{ status: number; text: string }>, number][] = [
     ['an unknown key', () => post('/1/NRJS-00000000000000000000', rum(), ''), 403],
+    ['events with an unknown key', () => post('/events/1/NRJS-00000000000000000000', rum(), "bel.6;e,'fp,1,0"), 403],
+    ['errors with an unknown key', () => post('/jserrors/1/NRJS-00000000000000000000', rum(), '{"err":[]}'), 403],
+    ['ins with an unknown key', () => post('/ins/1/NRJS-00000000000000000000', rum(), '{"ins":[]}'), 403],
+    ['logs with an unknown key', () => post('/browser/logs', { browser_monitoring_key: 'NRJS-00000000000000000000' }, '[]'), 403],
+    ['truncated JSON errors', () => post(`/jserrors/1/${key}`, rum(), '{"err":[{"params":'), 400],
+    ['truncated querypack inside a string', () => post(`/events/1/${key}`, rum(), "bel.7;2,,1,1,,,'GE"), 400],
     ['an application the key does not own', () => post(`/1/${key}`, { ...rum(), a: '999' }, ''), 403],
     ['no application', () => post(`/1/${key}`, { be: '1', fe: '1' }, ''), 403],
     ['a RUM call without timings', () => post(`/1/${key}`, { a: String(standaloneId), sa: '1' }, ''), 400],

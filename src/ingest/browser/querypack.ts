@@ -180,6 +180,8 @@ class Decoder {
         nodeFields.push(field.name);
         continue;
       }
+      // The agent writes every field (an empty one as nothing between commas): a node that stops early was cut off.
+      if (this.reader.atNodeEnd() && !this.lastWasSeparator()) throw new QuerypackError(`a ${spec.type} node ends before its field ${field.name}`);
       const token = this.reader.atNodeEnd() ? { kind: 'raw' as const, text: '' } : this.reader.token();
       if (field.kind === 'nodeList') counts.push([field.name, this.countOf(token, spec.type)]);
       else fields[field.name] = this.value(field, token, spec.type);
@@ -191,6 +193,12 @@ class Decoder {
     // A node field is nullable: it is there only when the next node is of its type (navTiming).
     for (const name of nodeFields) nodes[name] = this.reader.startsNode(NAV_TIMING_TYPE_ID) ? this.node(depth + 1) : null;
     return { type: spec.type, fields, children, nodes };
+  }
+
+  /** Whether the text just read ended a field (a comma, or a null, which takes none), so an empty last field may follow. */
+  private lastWasSeparator(): boolean {
+    const previous = this.reader.text[this.reader.pos - 1];
+    return previous === ',' || previous === '!';
   }
 
   private countOf(token: Token, type: string): number {
