@@ -90,6 +90,12 @@ const BENCHES: Record<string, (flags: Flags) => Promise<unknown>> = {
   'nrql-parser': async () => (await import('./nrql-parser.js')).nrqlParserBench(),
   'browser-beacons': async (flags) => (await import('./browser-beacons.js')).browserBeaconsBench(flags.values),
   graph: async (flags) => (await import('./graph.js')).graphBench(flags.values),
+  'web-ui': async (flags) => {
+    const { formatWebUiResult, webUiBench } = await import('./web-ui.js');
+    const result = await webUiBench(flags.values);
+    console.log(formatWebUiResult(result));
+    return result;
+  },
   starvation: async (flags) => (await import('./starvation.js')).starvationBench(flags.values),
   durability: async (flags) => (await import('./durability.js')).durabilityBench(flags.values),
   'rest-limits': async () => {

@@ -81,7 +81,7 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
   let decoder: AgentDecoder | undefined;
   try {
     if (!(store instanceof DuckDbStore)) throw new Error(`store engine ${store.engine} has no database to show`);
-    const { catalog, metrics, entities, writer, executor, deployments } = store;
+    const { catalog, metrics, entities, writer, executor, deployments, traces } = store;
     const createdKeys = await catalog.bootstrap({
       ...(config.apiKey ? { userKey: config.apiKey } : {}),
       ...(config.licenseKey ? { licenseKey: config.licenseKey } : {}),
@@ -138,7 +138,7 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
     const admission = new QueryAdmission(config.queryAdmission);
     api = await buildApiApp({
       catalog, metrics, executor, clock, entities, ready: () => ready, logger,
-      deployments, writer, restSunset: config.restSunset, apiUsage, rateLimits, admission, browser: { agentFiles, obfuscationKeys },
+      deployments, traces, writer, restSunset: config.restSunset, apiUsage, rateLimits, admission, browser: { agentFiles, obfuscationKeys },
     });
     await collector.listen({ host: config.host, port: config.collectorPort });
     collectorPort = (collector.server.address() as { port: number }).port;

@@ -10,6 +10,7 @@ import type { Catalog } from '../store/catalog.js';
 import type { EntityStores } from '../store/entity-stores.js';
 import type { MetricIndex } from '../store/metric-index.js';
 import type { PlanExecutor } from '../store/plan-executor.js';
+import type { TraceStore } from '../store/traces.js';
 import { storeDictionaries } from '../nrql/dictionaries.js';
 import { NrqlEngine } from '../nrql/nrql-engine.js';
 import { admittedExecutor, defaultAdmissionLimits, QueryAdmission } from '../nrql/query-admission.js';
@@ -31,6 +32,8 @@ import { deploymentsV0Plugin } from './deployments-v0.js';
 import { graphPlugin } from './graphql/graph-route.js';
 import { GRAPHIQL_PATH, graphiqlPlugin } from './graphql/graphiql.js';
 import { indexHandler } from './index-page.js';
+import { uiPlugin } from './ui/ui-plugin.js';
+import { registerTracesRoute } from './ui/traces-route.js';
 
 export interface ApiDeps {
   readonly catalog: Catalog;
@@ -54,6 +57,8 @@ export interface ApiDeps {
   readonly apiUsage: ApiUsageRecorder;
   /** The browser agent's loaders and beacons (docs/browser.md); left out, neither is served. */
   readonly browser?: { readonly agentFiles: AgentFiles; readonly obfuscationKeys: ObfuscationKeys };
+  /** Error traces, transaction traces and slow SQL, for the web UI. */
+  readonly traces: TraceStore;
   /** Admits queries of every surface (NRQL route, graph, REST metric data); without one, the defaults for this machine. */
   readonly admission?: QueryAdmission;
 }
@@ -93,6 +98,7 @@ export async function buildApiApp(deps: ApiDeps): Promise<FastifyInstance> {
   const admitted = { ...deps, executor: admittedExecutor(deps.executor, admission) };
   const limits = deps.rateLimits ?? createRateLimits(deps.clock);
   registerNrqlRoute(app, { catalog: deps.catalog, nrql, limiter: limits.nrql });
+  registerTracesRoute(app, { catalog: deps.catalog, traces: deps.traces, clock: deps.clock, limiter: limits.nrql });
   await app.register(async (graph) => graphPlugin(graph, {
     ...deps,
     nrql,
@@ -102,6 +108,7 @@ export async function buildApiApp(deps: ApiDeps): Promise<FastifyInstance> {
     },
   }));
   await app.register(graphiqlPlugin);
+  await app.register(uiPlugin);
 
   registerFormBodyParser(app);
   await app.register(restV2Plugin({

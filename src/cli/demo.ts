@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { ServeConfig } from '../config.js';
 import { generateLicenseKey } from '../security/keys.js';
 import { startServer, type RunningServer } from '../server.js';
-import { describeServer } from './serve.js';
+import { describeServer, uiLink } from './serve.js';
 
 export const DEMO_APP_NAME = 'Timeslice Demo';
 /** demo/app.cjs at the package root; this file runs from dist/src/cli. */
@@ -82,7 +82,8 @@ export async function demoCommand(config: ServeConfig, durationSeconds: number):
         'every third request carries an X-Request-Start header, so queue time shows up.\n' +
         'Events (transactions, errors, spans, custom events) arrive every few seconds. The agent sends\n' +
         'metrics (timeslices such as HttpDispatcher) once a minute, so they show up about a minute in.\n' +
-        `While the demo runs, the API answers at ${server.apiUrl}.\n`,
+        `While the demo runs, the API answers at ${server.apiUrl}, and the web UI at\n` +
+        `  ${uiLink(server.apiUrl, config.apiKey ?? server.createdKeys?.userKey)}\n`,
     );
     say('');
     const startedAt = Date.now();
@@ -478,6 +479,7 @@ function whereToLook(server: RunningServer, config: ServeConfig, appId: number):
     'Where to look:',
     `  The data stay in ${server.databasePath}. Serve them again with`,
     `    ${serve}`,
+    `  The web UI: ${uiLink(base, config.apiKey ?? server.createdKeys?.userKey, `/ui/apm/${appId}`)}`,
     `  The API will answer at ${base}, for example REST v2 metric data:`,
     `    curl -H 'X-Api-Key: ${userKey}' '${base}/v2/applications/${appId}/metrics/data.json?names[]=HttpDispatcher&summarize=true'`,
     `  The agent's own log is ${agentLogPath(config)}.`,

@@ -16,6 +16,7 @@ export function describeServer(server: RunningServer): string {
   const lines = [
     `Timeslice is running.`,
     `  API:        ${server.apiUrl}   (health: ${server.apiUrl}/healthz)`,
+    `  Web UI:     ${uiLink(server.apiUrl, keys?.userKey)}`,
     `  Collector:  ${server.collectorUrl}   (agent protocol 17, certificate ${server.certPath})`,
     `  Data:       ${server.databasePath}`,
     '',
@@ -31,6 +32,14 @@ export function describeServer(server: RunningServer): string {
     '',
   ];
   return lines.join('\n');
+}
+
+/**
+ * The UI's address, with the user key in the fragment when it is known (browsers never send the
+ * fragment, and the page drops it from the address bar at once).
+ */
+export function uiLink(apiUrl: string, userKey: string | undefined, path = '/ui/'): string {
+  return `${apiUrl}${path}${userKey ? `#key=${encodeURIComponent(userKey)}` : ''}`;
 }
 
 function shellQuote(v: string): string {

@@ -5,6 +5,7 @@ import type { Deployments } from './deployments.js';
 import type { EntityStores } from './entity-stores.js';
 import type { MetricIndex } from './metric-index.js';
 import type { PlanExecutor } from './plan-executor.js';
+import type { TraceStore } from './traces.js';
 
 /** The storage engines Timeslice can run on (configuration `TIMESLICE_STORE`). */
 export const STORE_ENGINES = ['duckdb'] as const;
@@ -42,6 +43,8 @@ export interface Store {
   readonly entities: EntityStores;
   /** Change tracking events, deployments among them. */
   readonly deployments: Deployments;
+  /** Error traces, transaction traces and slow SQL as agents sent them. */
+  readonly traces: TraceStore;
   /** Starts background upkeep (compaction, idle expiry) on timers. */
   start(): void;
   /** Runs one compaction now (moving old timeslices into clustered order); the timeslices moved. */

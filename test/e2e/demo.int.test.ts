@@ -67,6 +67,8 @@ describe('timeslice demo', { timeout: 150_000 }, () => {
     assert.ok(api && Number(api[1]) > 0, 'the API URL shows the port it listens on');
     assert.ok(collector && Number(collector[1]) > 0, 'the collector URL shows the port it listens on');
     assert.match(run.stdout, new RegExp(`NEW_RELIC_PORT=${collector[1]}\\b`));
+    // A ready link to the web UI, the new user key in its fragment.
+    assert.match(run.stdout, new RegExp(`Web UI:\\s+http://127\\.0\\.0\\.1:${api![1]}/ui/#key=NRAK-[A-Za-z0-9]+\\n`));
     assert.match(run.stdout, /agent connected: application "Timeslice Demo"/);
     assert.match(run.stdout, /^0:05 +sent +\d+ requests: \d+ fast/m, 'progress every 5 s');
     assert.match(run.stdout, /next metric harvest in ~\d+ s/);

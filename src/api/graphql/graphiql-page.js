@@ -17,6 +17,16 @@
   const ENTITY_QUERY = permalinkGuid && /^[A-Za-z0-9+/]{1,400}$/.test(permalinkGuid)
     ? `# The entity of a permalink. Run with Ctrl-Enter or ▶.\n{\n  actor {\n    entity(guid: "${permalinkGuid}") {\n      __typename\n      guid\n      name\n      entityType\n      reporting\n      alertSeverity\n      tags {\n        key\n        values\n      }\n    }\n  }\n}\n`
     : undefined;
+  /**
+   * The web UI's "Open in GraphiQL" lands here as `?nrql=<text>&account=<id>`: the editor opens on
+   * actor.account.nrql with the NRQL as a variable, so the text never becomes part of the document.
+   */
+  const search = new URLSearchParams(location.search);
+  const uiNrql = search.get('nrql');
+  const uiAccount = search.get('account');
+  const NRQL_QUERY = uiNrql && uiAccount && /^[0-9]{1,12}$/.test(uiAccount)
+    ? `# The NRQL a Timeslice UI chart is drawn from. Run with Ctrl-Enter or ▶.\nquery ($nrql: Nrql!) {\n  actor {\n    account(id: ${uiAccount}) {\n      nrql(query: $nrql) {\n        results\n        metadata {\n          facets\n          timeWindow {\n            begin\n            end\n          }\n        }\n      }\n    }\n  }\n}\n`
+    : undefined;
   const NO_KEY = 'No API key: put a user API key (NRAK-…) into "Api-Key" in the Headers tab below, or open /graphiql#key=NRAK-…';
   const DEFAULT_QUERY = `# Your user and the APM applications your key's
 # account can see. Run with Ctrl-Enter or ▶.
@@ -121,6 +131,7 @@
         fetcher,
         defaultQuery: DEFAULT_QUERY,
         ...(ENTITY_QUERY ? { query: ENTITY_QUERY } : {}),
+        ...(NRQL_QUERY ? { query: NRQL_QUERY, variables: JSON.stringify({ nrql: uiNrql }, null, 2) } : {}),
         headers: initialHeaders,
         defaultHeaders: initialHeaders,
         shouldPersistHeaders: false,

@@ -10,6 +10,7 @@ import { Database } from './database.js';
 import { DuckDbBatchWriter } from './duckdb-batch-writer.js';
 import { DuckDbCatalog } from './duckdb-catalog.js';
 import { DuckDbChangeTrackingRecords } from './duckdb-change-tracking.js';
+import { DuckDbTraceStore } from './duckdb-traces.js';
 import { loadDuckDbEntityStores } from './duckdb-entity-stores.js';
 import { DuckDbMetricIndex } from './duckdb-metric-index.js';
 import { TimesliceCompactor, type CompactorOptions } from './timeslice-compactor.js';
@@ -49,6 +50,7 @@ export class DuckDbStore implements Store {
     readonly metrics: DuckDbMetricIndex,
     readonly entities: EntityStores,
     readonly deployments: Deployments,
+    readonly traces: DuckDbTraceStore,
     private readonly compactor: TimesliceCompactor,
     private readonly expireEveryMs: number,
   ) {}
@@ -78,7 +80,7 @@ export class DuckDbStore implements Store {
       catalog.retireForgottenInstances();
       const deployments = new Deployments(new DuckDbChangeTrackingRecords(db, writer), clock);
       const compactor = new TimesliceCompactor(db, clock, options.compaction, storeMaintenance);
-      return new DuckDbStore(db, writer, executor, catalog, metrics, entities, deployments, compactor, options.expireEveryMs);
+      return new DuckDbStore(db, writer, executor, catalog, metrics, entities, deployments, new DuckDbTraceStore(db), compactor, options.expireEveryMs);
     } catch (error) {
       executor.close();
       await writer.close().catch(() => undefined);
