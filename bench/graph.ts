@@ -35,7 +35,8 @@ import { execute, parse, validate, type DocumentNode, type GraphQLSchema } from 
 import { isReporting } from '../src/applications/application-summary.js';
 import { resolveServeConfig } from '../src/config.js';
 import { AsyncNrqlQueries } from '../src/api/graphql/async-nrql.js';
-import { GraphContext, type GraphServices, type Principal } from '../src/api/graphql/graph-context.js';
+import { GraphContext, type Principal } from '../src/api/graphql/graph-context.js';
+import type { GraphServices } from '../src/api/graphql/graph-services.js';
 import { buildGraphSchema } from '../src/api/graphql/graph-schema.js';
 import { entitySearch } from '../src/api/graphql/resolvers/entity-search-resolvers.js';
 import { entityTypeResolvers } from '../src/api/graphql/resolvers/entity-resolvers.js';

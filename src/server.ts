@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import pino from 'pino';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import { buildApiApp } from './api/api-app.js';
+import { buildApiApp } from './app/api-app.js';
 import { deploymentsV0Plugin } from './api/deployments-v0.js';
 import { collectorDeploymentsPlugin } from './api/rest/deployment-routes.js';
 import { createRateLimits } from './http/rate-limit.js';
@@ -15,6 +15,8 @@ import { openAgentFiles } from './ingest/browser/agent-files.js';
 import { browserIngestPlugin, versionedAgentPath } from './ingest/browser/browser-ingest.js';
 import { ObfuscationKeys } from './ingest/browser/obfuscation.js';
 import { apmJsAgentLoader } from './domain/browser-loader-script.js';
+import { storeDictionaries } from './nrql/dictionaries.js';
+import { NrqlEngine } from './nrql/nrql-engine.js';
 import { preparePrivateDataDir } from './security/private-data-dir.js';
 import { ensureCollectorCertificate } from './security/tls.js';
 import type { BatchWriter } from './store/batch-writer.js';
@@ -124,18 +126,20 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
     });
     // Deployments v0 and the Event API answer on the collector too (their docs' host names may point either way).
     const apiUsage = new ApiUsageRecorder({ catalog, writer, clock, logger });
+    const admission = new QueryAdmission(config.queryAdmission);
+    // REST's deployment reads on the collector port go through NRQL, as on the API port, under the same admission.
+    const nrql = new NrqlEngine({ executor, dictionaries: storeDictionaries(catalog, metrics), clock, admission });
     // One budget per key (REST) and per account (NRQL), whichever port a request comes in on.
     const rateLimits = createRateLimits(clock, config.rateLimits);
     await collector.register(deploymentsV0Plugin({
-      catalog, deployments, clock, sunset: config.restSunset, usage: apiUsage, limiter: rateLimits.rest,
+      catalog, deployments, nrql, clock, sunset: config.restSunset, usage: apiUsage, limiter: rateLimits.rest,
       graphqlUrl: (request) => `http://${request.hostname}:${apiPort}/graphql`,
     }));
     await collector.register(eventApiPlugin({ catalog, writer, clock }));
     await collector.register(browserIngestPlugin({
       catalog, writer, metrics, clock, agentFiles, obfuscationKeys, browserApplications: entities.browserApplications,
     }));
-    await collector.register(collectorDeploymentsPlugin({ catalog, deployments, clock, sunset: config.restSunset, usage: apiUsage, limiter: rateLimits.rest }));
-    const admission = new QueryAdmission(config.queryAdmission);
+    await collector.register(collectorDeploymentsPlugin({ catalog, deployments, nrql, clock, sunset: config.restSunset, usage: apiUsage, limiter: rateLimits.rest }));
     api = await buildApiApp({
       catalog, metrics, executor, clock, entities, ready: () => ready, logger,
       deployments, traces, writer, restSunset: config.restSunset, apiUsage, rateLimits, admission, browser: { agentFiles, obfuscationKeys },

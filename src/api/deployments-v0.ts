@@ -11,6 +11,8 @@ import { RestError } from './rest/rest-error.js';
 import { parseFormBody, RestParams } from './rest/rest-params.js';
 import { addSunsetHooks, graphqlUrlOf, type SunsetMode } from './rest/sunset.js';
 import { escapeText } from './rest/xml.js';
+import { findDeployment, type DeploymentReadDeps } from './rest/deployment-reads.js';
+import { deploymentReads } from './rest/deployment-routes.js';
 
 /**
  * The legacy Deployments v0 API (rest-v2.md §8): `POST /deployments.xml`, what the Ruby agent's
@@ -38,6 +40,8 @@ import { escapeText } from './rest/xml.js';
 export interface DeploymentsV0Deps {
   readonly catalog: Pick<Catalog, 'accountForUserKey' | 'accountForLicenseKey' | 'application' | 'applications'>;
   readonly deployments: Deployments;
+  /** The created deployment is read back through NRQL, as REST v2 reads deployments. */
+  readonly nrql: DeploymentReadDeps['nrql'];
   readonly clock: Clock;
   readonly sunset: SunsetMode;
   readonly usage?: ApiUsageRecorder;
@@ -109,7 +113,7 @@ export function deploymentsV0Plugin(deps: DeploymentsV0Deps): FastifyPluginAsync
         fields: { version: field('revision'), changelog: field('changelog') },
         source: SERVICE_SOURCE['Deployments v0'],
       });
-      const created = await deps.deployments.find(accountId, application.id, event.deploymentId!);
+      const created = await findDeployment(deploymentReads(deps), accountId, application.id, event.deploymentId!);
       if (!created) throw new Error(`deployment ${event.deploymentId} is not readable after its commit`);
       return reply.code(201).header('content-type', XML_TYPE).send(railsDeployment({
         accountId, appId: application.id, id: created.id, timestamp: created.timestamp,

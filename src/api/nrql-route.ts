@@ -2,8 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import type { Catalog } from '../store/catalog.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 import type { NrqlEngine } from '../nrql/nrql-engine.js';
-import { NrqlError, positionOf, type NrqlErrorCode } from '../nrql/nrql-error.js';
+import { NrqlError, nrqlErrorBody, type NrqlErrorCode } from '../nrql/nrql-error.js';
 import { QueryRefusedError } from '../nrql/query-admission.js';
+import { NRQL_ROUTE } from '../http/service-paths.js';
 
 export interface NrqlRouteDeps {
   readonly catalog: Pick<Catalog, 'accountForUserKey'>;
@@ -11,9 +12,6 @@ export interface NrqlRouteDeps {
   /** Queries per minute per account (New Relic's 3000 for NRQL through its APIs): 429 past it. */
   readonly limiter: RateLimiter;
 }
-
-/** The route `timeslice query` and scripts use: one NRQL query in, NerdGraph's result container out. */
-export const NRQL_ROUTE = '/timeslice/v1/nrql';
 
 /** HTTP status per NRQL error code: the query's fault is 400, a cancelled statement 408. */
 export const NRQL_HTTP_STATUS: Readonly<Record<NrqlErrorCode, number>> = {
@@ -35,19 +33,6 @@ interface NrqlRequestBody {
   readonly query?: unknown;
   readonly accounts?: unknown;
   readonly timeout?: unknown;
-}
-
-/** The body of a refused query: the REST error shape, with the NRQL error's code and position. */
-export function nrqlErrorBody(error: NrqlError, query: string) {
-  const at = error.span ? positionOf(query, error.span.start) : undefined;
-  return {
-    error: {
-      title: error.message,
-      code: error.code,
-      ...(at ? { line: at.line, column: at.column } : {}),
-      ...(error.suggestion ? { suggestion: error.suggestion } : {}),
-    },
-  };
 }
 
 /**

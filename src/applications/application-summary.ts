@@ -1,5 +1,5 @@
 import { restValueOf, type RestValue } from '../domain/aggregate/rest-values.js';
-import { lowerTimesliceFunction } from '../domain/aggregate/timeslice-function.js';
+import { formula } from '../nrql/formula.js';
 import { AggregateSet, type AggregatePlan, type TimeWindow } from '../plan/aggregate-plan.js';
 import { and, evaluateOutput, field, isIn, eq, type OutputExpr, type Predicate } from '../plan/expressions.js';
 import type { Application, Catalog, Host, Instance } from '../store/catalog.js';
@@ -178,11 +178,16 @@ export async function keyTransactionSummaries(
     return [kt.id, {
       responseTime: value(m.time, 'average_response_time'),
       throughput: value(m.time, 'requests_per_minute'),
-      errorRate: calls > 0 ? (100 * value(m.errors, 'error_count')) / calls : 0,
+      errorRate: errorPercent(value(m.errors, 'error_count'), calls),
       apdexScore: m.apdex ? value(m.apdex, 'score') : 0,
       hasApdex: m.apdex !== undefined && has(m.apdex),
     }];
   }));
+}
+
+/** Errors as a percentage of calls (0 without calls): the error rate of applications and key transactions. */
+function errorPercent(errors: number, calls: number): number {
+  return calls > 0 ? (100 * errors) / calls : 0;
 }
 
 /** Reads one group's values: a value of a metric with no rows in the window is 0. */
@@ -209,7 +214,7 @@ function apmSummary({ value, has }: GroupValues): ApplicationSummary {
     ? { responseTime: value('OtherTransaction/all', 'average_response_time'), throughput: value('OtherTransaction/all', 'requests_per_minute') }
     : undefined;
   const calls = webCalls + otherCalls;
-  const errorRate = calls > 0 ? (100 * value('Errors/all', 'error_count')) / calls : 0;
+  const errorRate = errorPercent(value('Errors/all', 'error_count'), calls);
   const hasEndUser = has('EndUser') || has('EndUser/Apdex');
   return {
     responseTime: (web ?? nonWeb)?.responseTime ?? 0,
@@ -251,7 +256,7 @@ async function readWindow(
     let index = outputOf.get(value);
     if (index === undefined) {
       index = outputs.length;
-      outputs.push({ name: value.name, expr: lowerTimesliceFunction(value.fn, set) });
+      outputs.push({ name: value.name, expr: formula(value.nrql).lower(set) });
       outputOf.set(value, index);
     }
     outputIndex.set(`${metric}:${valueName}`, index);

@@ -1,8 +1,8 @@
-import { NRQL_ROUTE, nrqlErrorBody } from '../api/nrql-route.js';
+import { NRQL_ROUTE } from '../http/service-paths.js';
 import { systemClock } from '../clock.js';
 import { storeDictionaries } from '../nrql/dictionaries.js';
 import { NrqlEngine, type NrqlAnswer } from '../nrql/nrql-engine.js';
-import { NrqlError } from '../nrql/nrql-error.js';
+import { NrqlError, nrqlErrorBody } from '../nrql/nrql-error.js';
 import { openStore } from '../store/open-store.js';
 import type { StoreEngine } from '../store/store.js';
 

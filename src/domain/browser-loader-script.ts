@@ -1,4 +1,4 @@
-import type { BrowserLoaderType, BrowserSettings } from '../store/browser-applications.js';
+import type { BrowserLoaderType, BrowserSettings } from './agent-settings/model.js';
 
 export interface LoaderScriptInput {
   readonly accountId: number;

@@ -12,13 +12,6 @@ export interface Summary {
   readonly sumOfSquares: number;
 }
 
-/** A metric is named and optionally scoped by the transaction it was measured in. */
-export interface MetricKey {
-  readonly name: string;
-  /** '' for an unscoped (rollup) metric. */
-  readonly scope: string;
-}
-
 const MINUTE_MS = 60_000;
 
 /**

@@ -2,16 +2,18 @@
  * What one stored name, attribute or value may hold, wherever data enters (agents, the Event API).
  * Each limit is checked before anything is built from the value, so nothing stored can break a later
  * read or take a request's memory without bound. docs/limits.md lists them with what a client gets.
+ * New Relic's per-event limits themselves are domain/event-limits.ts's, shared with the graph API.
  */
+import { MAX_ATTRIBUTES, MAX_ATTRIBUTE_NAME_LENGTH, MAX_VALUE_LENGTH } from '../domain/event-limits.js';
 
-/** Characters (code points) of a metric, scope, transaction, application or attribute name: New Relic's 255. */
-export const MAX_NAME_LENGTH = 255;
+/** Characters (code points) of a metric, scope, transaction, application or attribute name: New Relic's 255, an attribute name's. */
+export const MAX_NAME_LENGTH = MAX_ATTRIBUTE_NAME_LENGTH;
 /** Characters of a string attribute value: the Event API's 4096. */
-export const MAX_VALUE_LENGTH = 4096;
+export { MAX_VALUE_LENGTH };
 /** Characters of a log line's `message`: loggers write stack traces into it, so more than other values. */
 export const MAX_LOG_MESSAGE_LENGTH = 32_768;
 /** Attributes of one map (an event's intrinsics, user or agent attributes): the Event API's 255. */
-export const MAX_ATTRIBUTES = 255;
+export { MAX_ATTRIBUTES };
 /**
  * The largest magnitude a stored number may have. Sums, averages, sums of squares and standard
  * deviations over any number of rows a store can hold stay finite below it (1e100² × 2^64 ≈ 1.8e219),

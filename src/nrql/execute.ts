@@ -1,6 +1,6 @@
 import type { AggregatePlan, Buckets, PlanSource, RankExpr, RowsPlan, TimeWindow, TopGroups } from '../plan/aggregate-plan.js';
 import { and, evaluateValue, mergeAggregates, MERGEABLE_AGGREGATES, type OutputExpr, type Predicate, type RowExpr } from '../plan/expressions.js';
-import { TIMESLICE_VALUE } from '../domain/aggregate/timeslice-function.js';
+import { TIMESLICE_VALUE } from '../domain/aggregate/timeslice-value.js';
 import { AGENT_EVENT_TYPES, EVENT_ID_FIELDS } from '../plan/data-model.js';
 import type { PlainValue, PlanExecutor, QueryOptions } from '../store/plan-executor.js';
 import { ROWS_PER_SLICE, yieldToEventLoop } from '../store/event-loop.js';

@@ -9,11 +9,33 @@ import { quoteNrqlString } from './literals.js';
  * little longer than the text parsed: labels gain quotes, `.5` becomes `0.5`; a query close to
  * the 4096-character limit may print past it.)
  */
-export function format(query: Query): string {
+export function format(query: Query, style: FormatStyle = 'canonical'): string {
+  const outer = currentStyle;
+  currentStyle = style;
+  try {
+    return formatQuery(query);
+  } finally {
+    currentStyle = outer;
+  }
+}
+
+/**
+ * `canonical`: the text above. `readable`: as New Relic's documentation writes queries, time units
+ * in lower case (`rate(count(*), 1 minute)`), TIMESERIES after the time range
+ * (`SINCE … UNTIL … TIMESERIES 1 minute`) and aliases quoted only when they are not plain names
+ * (`AS call_count`); it reads back as the same tree. Queries Timeslice
+ * prints for people to run (REST's `X-Timeslice-NRQL`) use it.
+ */
+export type FormatStyle = 'canonical' | 'readable';
+
+/** The style of the `format` call in progress (printing is synchronous, so one at a time). */
+let currentStyle: FormatStyle = 'canonical';
+
+function formatQuery(query: Query): string {
   if (query.kind === 'showEventTypes') {
     return ['SHOW EVENT TYPES', ...timeRange(query.since, query.until)].join(' ');
   }
-  const parts = [`SELECT ${query.select.map((item) => expr(item.expr, COALESCE) + alias(item.alias)).join(', ')}`];
+  const parts = [`SELECT ${query.select.map((item) => selectExpr(item.expr) + alias(item.alias)).join(', ')}`];
   parts.push(`FROM ${query.from.map((t) => formatName(t.name)).join(', ')}`);
   if (query.where) parts.push(`WHERE ${condition(query.where, OR)}`);
   const orderBy = query.orderBy && `ORDER BY ${query.orderBy.map(orderItem).join(', ')}`;
@@ -23,11 +45,14 @@ export function format(query: Query): string {
     const items = query.facet.items.map(facetItem).join(', ');
     parts.push(`FACET ${items}${query.facet.orderBy ? ` ORDER BY ${expr(query.facet.orderBy, COALESCE)}` : ''}`);
   }
-  if (query.timeseries) {
+  const timeseries = query.timeseries && (() => {
     const { size, slideBy, bare } = query.timeseries;
-    parts.push(`TIMESERIES${bare ? '' : ` ${bucketSize(size)}`}${slideBy ? ` SLIDE BY ${bucketSize(slideBy)}` : ''}`);
-  }
+    return `TIMESERIES${bare ? '' : ` ${bucketSize(size)}`}${slideBy ? ` SLIDE BY ${bucketSize(slideBy)}` : ''}`;
+  })();
+  const readable = currentStyle === 'readable';
+  if (timeseries && !readable) parts.push(timeseries);
   parts.push(...timeRange(query.since, query.until));
+  if (timeseries && readable) parts.push(timeseries);
   if (query.compareWith) parts.push(`COMPARE WITH ${interval(query.compareWith)} AGO`);
   if (query.limit !== undefined) parts.push(`LIMIT ${query.limit === 'max' ? 'MAX' : String(query.limit)}`);
   if (query.offset !== undefined) parts.push(`OFFSET ${query.offset}`);
@@ -36,6 +61,22 @@ export function format(query: Query): string {
   if (query.metricFormat !== undefined) parts.push(`WITH METRIC_FORMAT ${quoteNrqlString(query.metricFormat)}`);
   if (query.extrapolate) parts.push('EXTRAPOLATE');
   return parts.join(' ');
+}
+
+/**
+ * Readable texts of SELECT expressions by node. Trees are immutable, and the queries Timeslice
+ * prints for every REST request select the same formula trees over and over.
+ */
+const readableText = new WeakMap<Expr, string>();
+
+function selectExpr(e: Expr): string {
+  if (currentStyle !== 'readable') return expr(e, COALESCE);
+  let text = readableText.get(e);
+  if (text === undefined) {
+    text = expr(e, COALESCE);
+    readableText.set(e, text);
+  }
+  return text;
 }
 
 /**
@@ -49,8 +90,14 @@ function orderByWouldJoinFacet(query: SelectQuery): boolean {
 }
 
 /** An expression as it would be written on its own (a SELECT item, a facet label). */
-export function formatExpr(e: Expr): string {
-  return expr(e, COALESCE);
+export function formatExpr(e: Expr, style: FormatStyle = 'canonical'): string {
+  const outer = currentStyle;
+  currentStyle = style;
+  try {
+    return expr(e, COALESCE);
+  } finally {
+    currentStyle = outer;
+  }
 }
 
 export function formatCondition(c: Condition): string {
@@ -59,7 +106,21 @@ export function formatCondition(c: Condition): string {
 
 /** A name in backticks unless it lexes as a plain, unreserved word. */
 export function formatName(name: string): string {
-  return isPlainName(name) ? name : `\`${name.replaceAll('`', '``')}\``;
+  return plainName(name) ? name : `\`${name.replaceAll('`', '``')}\``;
+}
+
+/** `isPlainName`, remembered for the names printed most (event types, attributes, aliases of printed queries). */
+const plainNames = new Map<string, boolean>();
+const PLAIN_NAMES_KEPT = 10_000;
+
+function plainName(name: string): boolean {
+  let plain = plainNames.get(name);
+  if (plain === undefined) {
+    plain = isPlainName(name);
+    if (plainNames.size >= PLAIN_NAMES_KEPT) plainNames.clear();
+    plainNames.set(name, plain);
+  }
+  return plain;
 }
 
 // Binding strength, loosest first: an operand weaker than its context gets parentheses.
@@ -206,7 +267,8 @@ function regex(pattern: string): string {
 }
 
 function alias(label: string | undefined): string {
-  return label === undefined ? '' : ` AS ${quoteNrqlString(label)}`;
+  if (label === undefined) return '';
+  return ` AS ${currentStyle === 'readable' && plainName(label) ? label : quoteNrqlString(label)}`;
 }
 
 function facetItem(item: FacetItem): string {
@@ -228,7 +290,8 @@ function bucketSize(size: BucketSize): string {
 }
 
 function interval(i: Interval): string {
-  return `${i.amount} ${i.unit.toUpperCase()}${i.amount === 1 ? '' : 'S'}`;
+  const unit = `${i.unit}${i.amount === 1 ? '' : 's'}`;
+  return `${i.amount} ${currentStyle === 'readable' ? unit : unit.toUpperCase()}`;
 }
 
 function timeRange(since: TimePoint | undefined, until: TimePoint | undefined): string[] {

@@ -1,6 +1,5 @@
 import type { AggregateAdder } from '../plan/aggregate-plan.js';
-import { field, out, rowArith, type OutputExpr, type Predicate, type RowExpr, type ValueType } from '../plan/expressions.js';
-import { lowerTimesliceFunction, ts, type AggregateName, type PointExpr } from '../domain/aggregate/timeslice-function.js';
+import { assertNever, field, out, rowArith, type OutputExpr, type Predicate, type RowExpr, type ValueType } from '../plan/expressions.js';
 import type { Arg, Condition, Expr, Span } from './ast.js';
 import type { DictionaryName } from './dictionaries.js';
 import { NrqlError } from './nrql-error.js';
@@ -20,14 +19,15 @@ export interface LowerContext {
   condition(condition: Condition): Predicate;
   /** Whether `expr` names the timeslice value (`newrelic.timeslice.value`, or the spec's alias). */
   isTimesliceValue(expr: Expr): boolean;
-  /** `expr` as a number computed per data point from the value's parts, if it is one. */
-  pointExpr(expr: Expr): PointExpr | undefined;
   /** Lower a nested aggregate expression (the first argument of rate/filter/percentage). */
   aggregate(expr: Expr, set: AggregateAdder): LoweredAggregate;
   /** Text of an expression as written canonically (for result keys). */
   text(expr: Expr): string;
-  /** Timeslices of Apdex metrics only: `apdex(value)` reads their re-purposed slots and nothing else. */
-  apdexMetrics(): Predicate;
+  /**
+   * Timeslices of Apdex metrics only: `apdex(value)` reads their re-purposed slots and nothing else.
+   * Absent where the rows are already one Apdex metric's (a REST value's formula).
+   */
+  readonly apdexMetrics?: () => Predicate;
 }
 
 export interface LoweredAggregate {
@@ -82,8 +82,59 @@ function attributeKey(name: string, arg: Expr, ctx: LowerContext): string {
   return arg.kind === 'star' ? name : `${name}.${arg.kind === 'attribute' ? arg.name : ctx.text(arg)}`;
 }
 
+/**
+ * The arithmetic of the derived aggregates, written once: every average, standard deviation,
+ * rate, Apdex score and percentage Timeslice computes (NRQL, REST values, summaries) is one of these
+ * over primitive aggregates.
+ */
+export const derived = {
+  /** Σx ÷ n. */
+  average: (sum: OutputExpr, n: OutputExpr): OutputExpr => out.arith('/', sum, n),
+  /** Population standard deviation from Σx, Σx² and n: √(Σx²/n − (Σx/n)²), never below 0. */
+  stddev(sum: OutputExpr, squares: OutputExpr, n: OutputExpr): OutputExpr {
+    const mean = derived.average(sum, n);
+    return out.sqrt(out.clampMin0(out.arith('-', out.arith('/', squares, n), out.arith('*', mean, mean))));
+  },
+  /** Per `perSeconds` over the result group's own length: a bucket, or the whole window. */
+  rate: (inner: OutputExpr, perSeconds: number): OutputExpr => out.arith('/', out.arith('*', inner, out.number(perSeconds)), out.groupSeconds),
+  /** (S + T/2) ÷ (S + T + F). */
+  apdexScore: (s: OutputExpr, t: OutputExpr, f: OutputExpr): OutputExpr =>
+    out.arith('/', out.arith('+', s, out.arith('/', t, out.number(2))), out.arith('+', out.arith('+', s, t), f)),
+  /** `part` as a percentage of `whole`; null when `whole` is 0. */
+  percent: (part: OutputExpr, whole: OutputExpr): OutputExpr => out.arith('*', out.number(100), out.arith('/', part, whole)),
+};
+
+type SummaryName = 'count' | 'sum' | 'average' | 'min' | 'max' | 'stddev';
+
+/**
+ * Summary semantics over the timeslice value: its parts are summed across points, then combined
+ * (`count(V)` = Σ count, `average(V)` = Σ total ÷ Σ count).
+ */
+function overTimesliceValue(name: SummaryName, set: AggregateAdder): OutputExpr {
+  const sumOf = (part: string) => out.aggregate(set.add({ fn: 'sum', arg: field(part) }));
+  switch (name) {
+    case 'count':
+      return out.zeroIfNull(sumOf('count'));
+    case 'sum':
+      return out.zeroIfNull(sumOf('total'));
+    case 'average':
+      return derived.average(sumOf('total'), sumOf('count'));
+    case 'min':
+    case 'max':
+      return out.aggregate(set.add({ fn: name, arg: field(name) }));
+    case 'stddev': {
+      // The calls' standard deviation: their sum is Σ total, their sum of squares Σ sumOfSquares.
+      const total = sumOf('total');
+      const count = sumOf('count');
+      return derived.stddev(total, sumOf('sumOfSquares'), count);
+    }
+    default:
+      return assertNever(name);
+  }
+}
+
 /** One of the summary functions: count, sum, average, min, max, stddev. */
-function summary(name: AggregateName, canonical: string): FunctionEntry {
+function summary(name: SummaryName, canonical: string): FunctionEntry {
   return {
     name: canonical,
     minArgs: 1,
@@ -103,16 +154,14 @@ function summary(name: AggregateName, canonical: string): FunctionEntry {
           if (named.value.value) {
             const exclusive = out.aggregate(set.add({ fn: 'sum', arg: field('totalExclusive') }));
             const count = out.aggregate(set.add({ fn: 'sum', arg: field('count') }));
-            return { output: out.arith('/', exclusive, count), key, rank };
+            return { output: derived.average(exclusive, count), key, rank };
           }
         }
-        return { output: lowerTimesliceFunction({ kind: 'aggregate', name, arg: 'value' }, set), key, rank };
+        return { output: overTimesliceValue(name, set), key, rank };
       }
       if (named) throw badArgs(call, 'takes one argument', named.span);
-      if (ctx.source === 'timeslices') {
-        const point = ctx.pointExpr(arg);
-        if (point) return { output: lowerTimesliceFunction({ kind: 'aggregate', name, arg: point }, set), key, rank };
-      }
+      // Anything else, a number computed per data point (`V['totalExclusive'] / V['count']`)
+      // as well as an event attribute, has row semantics: each row contributes one number.
       if (name === 'count') {
         if (arg.kind === 'star') return { output: out.zeroIfNull(out.aggregate(set.add({ fn: 'countRows' }))), key: 'count', rank };
         return { output: out.zeroIfNull(out.aggregate(set.add({ fn: 'count', arg: ctx.row(arg, 'any').expr }))), key, rank };
@@ -125,14 +174,14 @@ function summary(name: AggregateName, canonical: string): FunctionEntry {
         case 'sum':
           return { output: out.zeroIfNull(sum()), key, rank };
         case 'average':
-          return { output: out.arith('/', sum(), n()), key, rank };
+          return { output: derived.average(sum(), n()), key, rank };
         case 'min':
         case 'max':
           return { output: out.aggregate(set.add({ fn: name, arg: x })), key, rank };
         case 'stddev': {
-          const mean = out.arith('/', sum(), n());
-          const squares = out.aggregate(set.add({ fn: 'sum', arg: rowArith('*', x, x) }));
-          return { output: out.sqrt(out.clampMin0(out.arith('-', out.arith('/', squares, n()), out.arith('*', mean, mean)))), key, rank };
+          const total = sum();
+          const count = n();
+          return { output: derived.stddev(total, out.aggregate(set.add({ fn: 'sum', arg: rowArith('*', x, x) })), count), key, rank };
         }
         default:
           throw badArgs(call, 'is not a summary function');
@@ -221,8 +270,7 @@ const rate: FunctionEntry = {
     if (interval.kind !== 'interval') throw badArgs(call, 'the second argument is a time interval such as 1 minute', interval.span);
     const seconds = intervalMs(interval.interval) / 1000;
     if (seconds <= 0) throw badArgs(call, 'the interval must be longer than zero', interval.span);
-    // Per interval over the result group's own length: a bucket, or the whole window.
-    return { output: out.arith('/', out.arith('*', inner.output, out.number(seconds)), out.groupSeconds), key: 'rate', rank: 'frequency' };
+    return { output: derived.rate(inner.output, seconds), key: 'rate', rank: 'frequency' };
   },
 };
 
@@ -244,7 +292,7 @@ const percentage: FunctionEntry = {
     const expr = exprArg(args, 0, call);
     const part = ctx.aggregate(expr, set.filtered(ctx.condition(whereArg(args, call))));
     const whole = ctx.aggregate(expr, set);
-    return { output: out.arith('*', out.number(100), out.arith('/', part.output, whole.output)), key: 'percentage', rank: 'frequency' };
+    return { output: derived.percent(part.output, whole.output), key: 'percentage', rank: 'frequency' };
   },
 };
 
@@ -259,11 +307,12 @@ const apdex: FunctionEntry = {
       if (args[1]) throw badArgs(call, 'an Apdex metric carries its own T; apdex(value) takes no t:', args[1].span);
       // Apdex timeslices reuse the slots: count = satisfied, total = tolerating, totalExclusive = frustrated.
       // Other metrics' slots hold times, not counts: they take no part.
-      const apdexSet = set.filtered(ctx.apdexMetrics());
+      const apdexSet = ctx.apdexMetrics ? set.filtered(ctx.apdexMetrics()) : set;
       const s = out.zeroIfNull(out.aggregate(apdexSet.add({ fn: 'sum', arg: field('count') })));
       const t = out.zeroIfNull(out.aggregate(apdexSet.add({ fn: 'sum', arg: field('total') })));
       const f = out.zeroIfNull(out.aggregate(apdexSet.add({ fn: 'sum', arg: field('totalExclusive') })));
-      return { output: apdexObject(lowerTimesliceFunction(ts.apdex(), apdexSet), s, t, f), key, rank: 'frequency' };
+      // Over no rows all three are 0 and the score 0 ÷ 0, null.
+      return { output: apdexObject(derived.apdexScore(s, t, f), s, t, f), key, rank: 'frequency' };
     }
     if (arg.kind === 'star') throw badArgs(call, 'takes a duration attribute', arg.span);
     let threshold = DEFAULT_APDEX_T;
@@ -280,8 +329,7 @@ const apdex: FunctionEntry = {
     const s = countWhere({ kind: 'compare', op: '<=', left: x, right: lit(threshold) });
     const t = countWhere({ kind: 'and', items: [{ kind: 'compare', op: '>', left: x, right: lit(threshold) }, { kind: 'compare', op: '<=', left: x, right: lit(4 * threshold) }] });
     const f = countWhere({ kind: 'compare', op: '>', left: x, right: lit(4 * threshold) });
-    const score = out.arith('/', out.arith('+', s, out.arith('/', t, out.number(2))), out.arith('+', out.arith('+', s, t), f));
-    return { output: apdexObject(score, s, t, f), key, rank: 'frequency' };
+    return { output: apdexObject(derived.apdexScore(s, t, f), s, t, f), key, rank: 'frequency' };
   },
 };
 

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { isPlainName, lex, RESERVED_WORDS, type Token } from './lexer.js';
 import { NRQL_ERROR_CODES, NrqlError } from './nrql-error.js';
+import { scaledRuns } from '../../test/helpers/fuzz-scale.js';
 
 /** Tokens without spans, in a compact form: `word:SELECT`, `string:it's`, `number:1.5`, `(`. */
 function kinds(text: string): string[] {
@@ -152,6 +153,6 @@ test('isPlainName agrees with the lexer for any text', () => {
       }
       assert.equal(isPlainName(name), oneWord && !RESERVED_WORDS.has(name.toLowerCase()), name);
     }),
-    { numRuns: 3000 },
+    { numRuns: scaledRuns(3000) },
   );
 });

@@ -97,3 +97,19 @@ function editDistance(a: string, b: string): number {
   }
   return d[a.length]![b.length]!;
 }
+
+/**
+ * The body of a refused query, as the NRQL route sends it and `timeslice query` prints it: the REST
+ * error shape, with the NRQL error's code and position.
+ */
+export function nrqlErrorBody(error: NrqlError, query: string) {
+  const at = error.span ? positionOf(query, error.span.start) : undefined;
+  return {
+    error: {
+      title: error.message,
+      code: error.code,
+      ...(at ? { line: at.line, column: at.column } : {}),
+      ...(error.suggestion ? { suggestion: error.suggestion } : {}),
+    },
+  };
+}

@@ -96,8 +96,8 @@ export class AggregateSet {
   private readonly calls: AggregateCall[] = [];
   private readonly indexByKey = new Map<string, number>();
 
-  add(call: AggregateCall): number {
-    const key = aggregateKey(call);
+  /** `key`: the call's `aggregateKey`, when the caller has it already (a formula lowered once). */
+  add(call: AggregateCall, key: string = aggregateKey(call)): number {
     let index = this.indexByKey.get(key);
     if (index === undefined) {
       index = this.calls.length;
@@ -125,7 +125,8 @@ export class AggregateSet {
 
 /** What lowering needs of an `AggregateSet`: add an aggregate, or narrow to a filter. */
 export interface AggregateAdder {
-  add(call: AggregateCall): number;
+  /** `key` is the call's `aggregateKey` if known; an adder that changes the call computes its own. */
+  add(call: AggregateCall, key?: string): number;
   filtered(where: Predicate): AggregateAdder;
 }
 

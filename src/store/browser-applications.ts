@@ -1,30 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import {
-  applySettingsPatch, browserLoader, DEFAULT_BROWSER_MONITORING_SETTINGS, validateBrowserMonitoringSettings, type BrowserMonitoringSettings,
-  type SettingsPatch,
-} from '../domain/agent-settings.js';
+  BROWSER_LOADER_TYPES, DEFAULT_BROWSER_MONITORING_SETTINGS, type BrowserLoaderType, type BrowserMonitoringSettings, type BrowserSettings,
+} from '../domain/agent-settings/model.js';
+import { applySettingsPatch, browserLoader, validateBrowserMonitoringSettings, type SettingsPatch } from '../domain/agent-settings/validation.js';
 import { DEFAULT_END_USER_APDEX_T } from './catalog.js';
 import { checkedEntityName, EntityCollection, type EntityRows } from './entities/entity-collection.js';
-
-/**
- * Which browser agent the loader snippet brings: SPA (single-page app monitoring, the full
- * agent), PRO (the full agent without SPA route tracking) or LITE (page loads only). NerdGraph
- * also has NONE, which the stores refuse: the loader script has no form for it.
- */
-export type BrowserLoaderType = 'SPA' | 'PRO' | 'LITE';
-export const BROWSER_LOADER_TYPES: readonly BrowserLoaderType[] = ['SPA', 'PRO', 'LITE'];
-
-/**
- * The three settings NerdGraph's `agentApplicationCreateBrowser` takes. They are the same facts as
- * `monitoring.loader`, `monitoring.privacy.cookiesEnabled` and `monitoring.distributedTracing.enabled`:
- * a record's `settings` is always read off its `monitoring`.
- */
-export interface BrowserSettings {
-  readonly cookiesEnabled: boolean;
-  readonly distributedTracingEnabled: boolean;
-  readonly loaderType: BrowserLoaderType;
-}
 
 export interface BrowserApplication {
   readonly id: number;
@@ -73,9 +54,6 @@ export function browserSettingsOf(monitoring: BrowserMonitoringSettings): Browse
     loaderType: monitoring.loader as BrowserLoaderType,
   };
 }
-
-/** NerdGraph's defaults for `agentApplicationCreateBrowser` and `agentApplicationEnableApmBrowser`. */
-export const DEFAULT_BROWSER_SETTINGS: BrowserSettings = browserSettingsOf(DEFAULT_BROWSER_MONITORING_SETTINGS);
 
 /** A browser application's Apdex T in seconds: its own, or for a browser side its APM application's end-user Apdex T. */
 export function browserApdexT(app: BrowserApplication, applications: { application(id: number): { readonly endUserApdexT: number } | undefined }): number {

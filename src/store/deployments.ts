@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
+import { isReservedCustomAttribute } from '../domain/change-tracking-attributes.js';
 import { entityGuid } from '../domain/entity-guid.js';
+import { isStorableTime } from '../domain/time/time-range.js';
 import type { Application } from './catalog.js';
 import { Mutex } from './mutex.js';
 import { attributeJson } from './attribute-json.js';
@@ -89,16 +91,6 @@ export interface Deployment {
 /** An input the store refuses; the message is written for the API user. */
 export class ChangeTrackingInputError extends Error {}
 
-/**
- * Attribute names the event's own attributes use; a custom attribute may not take them (the
- * graph API refuses these keys too). Compared without case.
- */
-const RESERVED_CUSTOM_KEYS: ReadonlySet<string> = new Set([
-  'accountid', 'appid', 'appname', 'category', 'changetrackingid', 'customattributes', 'deploymentid', 'description',
-  'entity.guid', 'entity.name', 'eventtype', 'groupid', 'shortdescription', 'timestamp', 'type', 'user', 'version',
-  'service.source',
-]);
-
 const CATEGORY_FIELDS = ['version', 'changelog', 'commit', 'deepLink', 'featureFlagId'] as const;
 
 /** The event's own attributes, as `createEvent` writes them (each when it has a value). */
@@ -109,9 +101,6 @@ const OWN_ATTRIBUTES = [
 /** At most this many attributes of an event are its own; the rest of an event's attribute limit is for custom ones. */
 export const MAX_OWN_ATTRIBUTES = OWN_ATTRIBUTES.length;
 
-/** The last millisecond of the year 9999: later times do not fit a TIMESTAMP. */
-const MAX_TIMESTAMP_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
-
 /**
  * Where change tracking events are kept and how REST's deployment views read them: the engine's
  * side of `Deployments`.
@@ -121,12 +110,10 @@ export interface ChangeTrackingRecords {
   append(accountId: number, appId: number, timestamp: number, eventType: string, attributes: string): Promise<void>;
   /** The next deployment id of the store-wide sequence; never handed out twice. */
   nextDeploymentId(): Promise<number>;
-  /** An application's deployments not deleted through REST, newest first (then highest id), a page at a time. */
-  list(accountId: number, appId: number, page: number, perPage: number): Promise<{ deployments: Deployment[]; total: number }>;
-  /** One deployment of the application, unless deleted through REST. */
+  /** One deployment of the application, unless deleted through REST (what DELETE checks under its lock). */
   find(accountId: number, appId: number, id: number): Promise<Deployment | undefined>;
-  /** The time of the application's most recent deployment (deleted ones too: they happened). */
-  latestTimestamp(accountId: number, appId: number): Promise<number | undefined>;
+  /** Ids of the application's deployments deleted through REST (REST's reads, through NRQL, leave them out). */
+  deletedDeploymentIds(accountId: number, appId: number): Promise<number[]>;
   /** Records deployment `id` as deleted through REST at `at` (epoch ms). */
   recordDeleted(accountId: number, appId: number, id: number, at: number): Promise<void>;
 }
@@ -150,14 +137,14 @@ export class Deployments {
     const category = input.category.trim();
     const type = input.type.trim();
     if (category === '' || type === '') throw new ChangeTrackingInputError('a change tracking event needs a category and a type');
-    if (!Number.isFinite(input.timestamp) || input.timestamp < 0 || input.timestamp > MAX_TIMESTAMP_MS) {
+    if (!isStorableTime(input.timestamp)) {
       throw new ChangeTrackingInputError(`timestamp ${input.timestamp} is not a time`);
     }
     const fields = input.fields ?? {};
     const isDeployment = category === DEPLOYMENT_CATEGORY;
     const version = present(fields.version);
     for (const key of Object.keys(input.customAttributes ?? {})) {
-      if (key.trim() === '' || RESERVED_CUSTOM_KEYS.has(key.toLowerCase())) {
+      if (key.trim() === '' || isReservedCustomAttribute(key)) {
         throw new ChangeTrackingInputError(`'${key}' cannot be a custom attribute name: it is reserved`);
       }
     }
@@ -191,19 +178,14 @@ export class Deployments {
     return { changeTrackingId, deploymentId, accountId: input.accountId, appId, timestamp: input.timestamp, attributes };
   }
 
-  /** An application's deployments not deleted through REST, newest first (then highest id), a page at a time. */
-  list(accountId: number, appId: number, page: number, perPage: number): Promise<{ deployments: Deployment[]; total: number }> {
-    return this.records.list(accountId, appId, page, perPage);
-  }
-
-  /** One deployment of the application, unless deleted through REST. */
+  /** One deployment of the application, unless deleted through REST (DELETE checks and records under one lock). */
   find(accountId: number, appId: number, id: number): Promise<Deployment | undefined> {
     return this.records.find(accountId, appId, id);
   }
 
-  /** The time of the application's most recent deployment (deleted ones too: they happened). */
-  latestTimestamp(accountId: number, appId: number): Promise<number | undefined> {
-    return this.records.latestTimestamp(accountId, appId);
+  /** Ids of the application's deployments deleted through REST (REST's reads, through NRQL, leave them out). */
+  deletedDeploymentIds(accountId: number, appId: number): Promise<number[]> {
+    return this.records.deletedDeploymentIds(accountId, appId);
   }
 
   /**

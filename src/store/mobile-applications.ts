@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.js';
-import {
-  applySettingsPatch, DEFAULT_MOBILE_AGENT_SETTINGS, validateMobileAgentSettings, type MobileAgentSettings, type SettingsPatch,
-} from '../domain/agent-settings.js';
+import { DEFAULT_MOBILE_AGENT_SETTINGS, type MobileAgentSettings } from '../domain/agent-settings/model.js';
+import { applySettingsPatch, validateMobileAgentSettings, type SettingsPatch } from '../domain/agent-settings/validation.js';
 import { checkedEntityName, EntityCollection, type EntityRows } from './entities/entity-collection.js';
 
 /** A mobile application: its agents report with its token, its events carry its name as `appName`. */

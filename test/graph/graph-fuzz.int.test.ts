@@ -12,7 +12,7 @@
  * is a defect, reported with the request that caused it. Defects are collected over the whole run
  * and reported together, grouped by kind, with the seed to replay them.
  *
- * Replay with FC_SEED; GRAPH_FUZZ_RUNS changes the size (1500 by default).
+ * Replay with FC_SEED; GRAPH_FUZZ_RUNS changes the size (1500 by default, scaled by TIMESLICE_FUZZ_SCALE).
  */
 import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
@@ -30,10 +30,11 @@ import {
 import { ManualClock, startTestServer, TEST_API_KEY } from '../helpers/rest-fixture.js';
 import { seededRandom } from '../helpers/seeded-random.js';
 import { TEST_LICENSE_KEY, type TestServer } from '../helpers/test-server.js';
+import { scaledRuns } from '../helpers/fuzz-scale.js';
 import { connect, EXPECTED, handGuid, harvest, httpRequest, loadApmScenario, minute, nearly, NOW, nrqlTime, type ScenarioIds } from './graph-scenario.js';
 
 const SEED = process.env.FC_SEED === undefined ? 20_260_511 : Number(process.env.FC_SEED);
-const RUNS = Number(process.env.GRAPH_FUZZ_RUNS ?? 1500);
+const RUNS = Number(process.env.GRAPH_FUZZ_RUNS ?? scaledRuns(1500));
 
 /** What a client may see: GraphQL answers 200; the transport refuses with these. */
 const ALLOWED_STATUSES = new Set([200, 400, 401, 405, 413, 415, 429]);

@@ -9,7 +9,7 @@ import {
 /*
  * agentApplicationSettingsUpdate on APM, browser and mobile applications, and the entity fields
  * that show the same settings. Expected values are written out from the input and New Relic's
- * defaults (domain/agent-settings.ts's table, restated here as literals).
+ * defaults (domain/agent-settings/model.ts's table, restated here as literals).
  */
 
 const APM_SETTINGS = `apmSettings {
@@ -218,7 +218,7 @@ describe('agentApplicationSettingsUpdate: APM applications', () => {
   });
 });
 
-/** New Relic's browser monitoring defaults, as domain/agent-settings.ts documents them. */
+/** New Relic's browser monitoring defaults, as domain/agent-settings/model.ts documents them. */
 const DEFAULT_MONITORING = {
   ajax: { denyList: [] },
   distributedTracing: { allowedOrigins: [], corsEnabled: false, corsUseNewrelicHeader: false, corsUseTracecontextHeaders: false, enabled: true, excludeNewrelicHeader: false },

@@ -22,9 +22,10 @@ import { duckdbSchema } from '../../src/store/duckdb/sources.js';
 import { renderAggregatePlan, renderRowsPlan } from '../../src/sql/render-plan.js';
 import { nrqlArbitraries } from '../helpers/nrql-generator.js';
 import { NRQL_PATTERN_QUERIES, NRQL_WORKED_EXAMPLES } from '../helpers/nrql-examples.js';
+import { FUZZ_SEED, scaledRuns } from '../helpers/fuzz-scale.js';
 
-const seed = process.env.FC_SEED === undefined ? undefined : Number(process.env.FC_SEED);
-const runs = (numRuns: number): fc.Parameters<unknown> => ({ numRuns, ...(seed === undefined ? {} : { seed }) });
+const seed = FUZZ_SEED;
+const runs = (numRuns: number): fc.Parameters<unknown> => ({ numRuns: scaledRuns(numRuns), ...(seed === undefined ? {} : { seed }) });
 // Written out, not read from the code's catalogue: a new code must be added here on purpose.
 const KNOWN_CODES = new Set<string>([
   'NRQL_SYNTAX', 'NRQL_UNTERMINATED', 'NRQL_QUERY_TOO_LONG', 'NRQL_DUPLICATE_CLAUSE', 'NRQL_MISSING_CLAUSE', 'NRQL_UNSUPPORTED',
@@ -95,7 +96,7 @@ test('random valid queries compile to SQL or fail with an NrqlError', (t) => {
   fc.assert(fc.property(query, (q) => { tally(timed(format(q))); }), runs(30_000));
   t.diagnostic(`generated: ${JSON.stringify(Object.fromEntries(outcomes))}`);
   // The generator's trees are valid syntax; hundreds of them must get through the analyzer too.
-  assert.ok((outcomes.get('sql') ?? 0) >= 100, `too few generated queries compiled: ${JSON.stringify(Object.fromEntries(outcomes))}`);
+  assert.ok((outcomes.get('sql') ?? 0) >= scaledRuns(100), `too few generated queries compiled: ${JSON.stringify(Object.fromEntries(outcomes))}`);
 });
 
 const SEEDS = [...NRQL_WORKED_EXAMPLES, ...NRQL_PATTERN_QUERIES].map((e) => e.text);
@@ -124,7 +125,7 @@ test('mutated worked examples compile to SQL or fail with an NrqlError', (t) => 
   }), runs(70_000));
   const mutated = [...outcomes].map(([k, v]) => [k, v - (before.get(k) ?? 0)]);
   t.diagnostic(`mutated: ${JSON.stringify(Object.fromEntries(mutated))}`);
-  assert.ok((Object.fromEntries(mutated).sql ?? 0) >= 1000, `too few mutated queries compiled: ${JSON.stringify(Object.fromEntries(mutated))}`);
+  assert.ok((Object.fromEntries(mutated).sql ?? 0) >= scaledRuns(1000), `too few mutated queries compiled: ${JSON.stringify(Object.fromEntries(mutated))}`);
 });
 
 /** The SQL and parameters a query compiles to. */

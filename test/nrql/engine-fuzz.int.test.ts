@@ -19,9 +19,10 @@ import { agentQuery, invoke } from '../helpers/collector-client.js';
 import { nrqlArbitraries } from '../helpers/nrql-generator.js';
 import { connectApp, ManualClock, sendMetrics } from '../helpers/rest-fixture.js';
 import { startTestServer, TEST_LICENSE_KEY, type TestServer } from '../helpers/test-server.js';
+import { scaledRuns } from '../helpers/fuzz-scale.js';
 
 const SEED = process.env.FC_SEED === undefined ? 20_261_122 : Number(process.env.FC_SEED);
-const RUNS = Number(process.env.NRQL_FUZZ_RUNS ?? 1500);
+const RUNS = Number(process.env.NRQL_FUZZ_RUNS ?? scaledRuns(1500));
 const NOW = Date.UTC(2025, 7, 11, 8, 30);
 
 describe('generated queries on a real store', () => {

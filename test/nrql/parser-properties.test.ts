@@ -18,9 +18,10 @@ import { NRQL_ERROR_CODES, NrqlError, type NrqlErrorCode } from '../../src/nrql/
 import { MAX_NESTING, MAX_QUERY_LENGTH, parse } from '../../src/nrql/parser.js';
 import { anyText, nrqlArbitraries } from '../helpers/nrql-generator.js';
 import { NRQL_PATTERN_QUERIES, NRQL_WORKED_EXAMPLES } from '../helpers/nrql-examples.js';
+import { FUZZ_SEED, scaledRuns } from '../helpers/fuzz-scale.js';
 
-const seed = process.env.FC_SEED === undefined ? undefined : Number(process.env.FC_SEED);
-const runs = (numRuns: number): fc.Parameters<unknown> => ({ numRuns, ...(seed === undefined ? {} : { seed }) });
+const seed = FUZZ_SEED;
+const runs = (numRuns: number): fc.Parameters<unknown> => ({ numRuns: scaledRuns(numRuns), ...(seed === undefined ? {} : { seed }) });
 
 const PARSER_CODES: ReadonlySet<NrqlErrorCode> = new Set([
   NRQL_ERROR_CODES.SYNTAX, NRQL_ERROR_CODES.UNTERMINATED, NRQL_ERROR_CODES.QUERY_TOO_LONG, NRQL_ERROR_CODES.DUPLICATE_CLAUSE,
@@ -43,7 +44,7 @@ test('round trip: parse(format(q)) is q for random trees, and format is idempote
     runs(2500),
   );
   t.diagnostic(`round trip: ${checked} generated queries`);
-  assert.ok(checked > 2000, `only ${checked} generated queries were short enough`);
+  assert.ok(checked > scaledRuns(2000), `only ${checked} generated queries were short enough`);
 });
 
 test('round trip: the worked examples and query patterns print canonically and parse back', () => {
@@ -208,7 +209,7 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
   ),
 );
 
-test('fuzz: 100 000 random and mutated queries parse or fail with a positioned NrqlError, each within 50 ms', (t) => {
+test(`fuzz: ${scaledRuns(100_000)} random and mutated queries parse or fail with a positioned NrqlError, each within 50 ms`, (t) => {
   const { text: validText } = nrqlArbitraries({ maxDepth: 2 });
   const generated = fc.sample(validText, { numRuns: 400, seed: seed ?? 20_250_811 }).filter((s) => s.length < MAX_QUERY_LENGTH);
   const corpus = [...NRQL_WORKED_EXAMPLES.map((e) => e.text), ...NRQL_PATTERN_QUERIES.map((e) => e.text), ...generated];
@@ -243,10 +244,10 @@ test('fuzz: 100 000 random and mutated queries parse or fail with a positioned N
   );
   const total = [...outcomes.values()].reduce((a, b) => a + b, 0);
   t.diagnostic(`fuzz: ${total} cases; ${[...outcomes].sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v}`).join(', ')}`);
-  assert.ok(total >= 100_000);
+  assert.ok(total >= scaledRuns(100_000));
   // The mutations must reach both sides of the contract, or the fuzz tests nothing.
-  assert.ok((outcomes.get('query') ?? 0) > 5000, 'too few mutated queries still parse');
-  assert.ok((outcomes.get(NRQL_ERROR_CODES.SYNTAX) ?? 0) > 20_000, 'too few syntax errors');
+  assert.ok((outcomes.get('query') ?? 0) > scaledRuns(5000), 'too few mutated queries still parse');
+  assert.ok((outcomes.get(NRQL_ERROR_CODES.SYNTAX) ?? 0) > scaledRuns(20_000), 'too few syntax errors');
   for (const code of [NRQL_ERROR_CODES.UNTERMINATED, NRQL_ERROR_CODES.LIMIT_EXCEEDED, NRQL_ERROR_CODES.DUPLICATE_CLAUSE, NRQL_ERROR_CODES.QUERY_TOO_LONG]) {
     assert.ok((outcomes.get(code) ?? 0) > 0, `no ${code}`);
   }

@@ -1,4 +1,5 @@
-import { MAX_ATTRIBUTES, MAX_NAME_LENGTH, MAX_VALUE_LENGTH } from '../../ingest/event-api/event-validation.js';
+import { isReservedCustomAttribute } from '../../domain/change-tracking-attributes.js';
+import { MAX_ATTRIBUTES, MAX_ATTRIBUTE_NAME_LENGTH, MAX_VALUE_LENGTH } from '../../domain/event-limits.js';
 import { DEPLOYMENT_CATEGORY, MAX_OWN_ATTRIBUTES, type AttributeValue, type ChangeTrackingEventInput } from '../../store/deployments.js';
 import { GraphError } from './graph-errors.js';
 
@@ -55,20 +56,6 @@ export const MAX_TEXT_LENGTH = MAX_VALUE_LENGTH;
 
 /** Custom attributes an event may carry: with its own, at most the Event API's 255 attributes. */
 export const MAX_CUSTOM_ATTRIBUTES = MAX_ATTRIBUTES - MAX_OWN_ATTRIBUTES;
-
-/**
- * Names a custom attribute may not take, compared without case: the event's own attributes and
- * the NRQL keywords New Relic's change tracking docs list, so every custom attribute is a plain
- * name in a query.
- */
-const RESERVED_CUSTOM_KEYS: ReadonlySet<string> = new Set([
-  'accountid', 'ago', 'and', 'appid', 'appname', 'as', 'auto', 'begin', 'begintime', 'category', 'categorytype', 'changelog',
-  'changetrackingid', 'commit', 'compare', 'customattributes', 'customtype', 'day', 'days', 'deeplink', 'deploymentid', 'description',
-  'end', 'endtime', 'entity.domain', 'entity.guid', 'entity.name', 'entity.type', 'entityguid', 'entityname', 'eventtype', 'explain',
-  'facet', 'fb.input', 'featureflagid', 'from', 'groupid', 'hostname', 'hour', 'hours', 'in', 'is', 'like', 'limit', 'log', 'minute',
-  'minutes', 'month', 'months', 'not', 'null', 'offset', 'or', 'plugin.type', 'raw', 'second', 'seconds', 'select', 'service.source',
-  'shortdescription', 'since', 'timeseries', 'timestamp', 'type', 'until', 'user', 'version', 'week', 'weeks', 'where', 'with',
-]);
 
 /** `BLUE_GREEN` → `Blue Green`: how categories and types are shown and stored. */
 function displayOf(enumPart: string): string {
@@ -188,8 +175,8 @@ export function customAttributes(value: unknown, lengths: FieldLengths): Record<
   const out: Record<string, AttributeValue> = {};
   for (const [key, v] of entries) {
     if (key.trim() === '') throw GraphError.invalidInput('customAttributes: an attribute name must not be empty');
-    if (key.length > MAX_NAME_LENGTH) throw GraphError.invalidInput(`customAttributes: the name '${key.slice(0, 40)}…' is longer than ${MAX_NAME_LENGTH} characters`);
-    if (RESERVED_CUSTOM_KEYS.has(key.toLowerCase())) {
+    if (key.length > MAX_ATTRIBUTE_NAME_LENGTH) throw GraphError.invalidInput(`customAttributes: the name '${key.slice(0, 40)}…' is longer than ${MAX_ATTRIBUTE_NAME_LENGTH} characters`);
+    if (isReservedCustomAttribute(key)) {
       throw GraphError.invalidInput(`customAttributes: '${key}' is reserved (an attribute of the event itself or an NRQL keyword); choose another name`);
     }
     if (typeof v === 'string') {

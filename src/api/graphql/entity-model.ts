@@ -3,7 +3,7 @@ import type { Application } from '../../store/catalog.js';
 import type { BrowserApplication } from '../../store/browser-applications.js';
 import type { KeyTransaction } from '../../store/key-transactions.js';
 import type { MobileApplication } from '../../store/mobile-applications.js';
-import type { GraphServices } from './graph-context.js';
+import type { GraphServices } from './graph-services.js';
 import { entityTypeOf } from './entity-search/entity-types.js';
 
 /**

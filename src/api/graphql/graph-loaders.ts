@@ -3,7 +3,7 @@ import { applicationParts, isReporting } from '../../applications/application-su
 import type { BrowserApplication } from '../../store/browser-applications.js';
 import type { Application } from '../../store/catalog.js';
 import type { MobileApplication } from '../../store/mobile-applications.js';
-import type { GraphServices } from './graph-context.js';
+import type { GraphServices } from './graph-services.js';
 import { apmSummaries, type ApmApplicationSummaryData } from '../../applications/summaries/apm-summary.js';
 import {
   apmBrowserSummaries,

@@ -11,7 +11,8 @@ import {
 import { InflateError, inflateBody } from '../../http/inflate-body.js';
 import { AsyncNrqlQueries } from './async-nrql.js';
 import { DocumentCache, MAX_DOCUMENT_DEPTH } from './document-cache.js';
-import { GraphContext, type GraphServices, type Principal } from './graph-context.js';
+import { GraphContext, type Principal } from './graph-context.js';
+import type { GraphServices } from './graph-services.js';
 import type { GraphErrorClass } from './graph-errors.js';
 import { buildGraphSchema } from './graph-schema.js';
 import { isWellFormedText } from './validation-rules.js';

@@ -5,13 +5,12 @@ import { ApplicationNotFoundError, type Application, type ApplicationChanges, ty
 import type { MetricIndex } from '../../store/metric-index.js';
 import type { PlanExecutor } from '../../store/plan-executor.js';
 import { applicationParts, applicationSummaries, deletionRefusal, healthStatus, isReporting, type ApplicationSummary } from '../../applications/application-summary.js';
-import { paginate, parsePage } from './link-header.js';
+import { entityListPage, type EntityListPage } from './entity-list.js';
 import { applicationOf } from './metric-routes.js';
 import { threeSignificant, twoDecimals } from './number-format.js';
 import { RestError } from './rest-error.js';
 import { RestParams } from './rest-params.js';
 import { restRoute, type RestHandler } from './rest-plugin.js';
-import { idsFilter } from './id-params.js';
 
 export interface ApplicationRouteDeps {
   readonly catalog: Catalog;
@@ -36,13 +35,11 @@ const APPLICATION_LINKS = {
 export function registerApplicationRoutes(app: FastifyInstance, deps: ApplicationRouteDeps): void {
   const list: RestHandler = async (request, ctx) => {
     const params = RestParams.from(request.query, request.body);
-    const matching = filterApplications(deps, deps.catalog.applications(ctx.accountId), params);
-    const pageNumber = parsePage(params.one('page'));
-    const page = paginate(matching, pageNumber, APPLICATIONS_PER_PAGE);
-    const objects = await applicationObjects(deps, ctx.accountId, page.pageItems);
+    const { pageItems, pagination } = applicationsPage(deps, deps.catalog.applications(ctx.accountId), params);
+    const objects = await applicationObjects(deps, ctx.accountId, pageItems);
     const body: Record<string, unknown> = { applications: objects };
     if (params.bool('exclude_links') !== true) body.links = APPLICATION_LINKS;
-    return { body, pagination: { page: pageNumber, lastPage: page.lastPage } };
+    return { body, pagination };
   };
   restRoute(app, 'GET', '/v2/applications', list);
   // Ansible's newrelic_deployment looks an application up with `filter[name]` as form data and no
@@ -90,19 +87,20 @@ export function registerApplicationRoutes(app: FastifyInstance, deps: Applicatio
  * List filters: `filter[name]` is a case-insensitive substring; `filter[ids]` (or the
  * `filter[id]` one docs page shows) a comma-separated id list; `filter[language]` one or more
  * comma-separated agent languages; `filter[host]` a host name the application runs on
- * (case-insensitive, whole name). Sorted by name, then id, so pages are stable.
+ * (case-insensitive, whole name). Sorted by name, then id, so pages are stable; paged at
+ * APPLICATIONS_PER_PAGE.
  */
-function filterApplications(deps: ApplicationRouteDeps, apps: readonly Application[], params: RestParams): Application[] {
-  const name = params.one('filter[name]')?.toLowerCase();
-  const ids = idsFilter(params, 'application');
+function applicationsPage(deps: ApplicationRouteDeps, apps: readonly Application[], params: RestParams): EntityListPage<Application> {
   const languages = params.one('filter[language]')?.toLowerCase().split(',').map((s) => s.trim()).filter((s) => s !== '');
   const host = params.one('filter[host]')?.toLowerCase();
-  return apps
-    .filter((a) => name === undefined || a.name.toLowerCase().includes(name))
-    .filter((a) => ids === undefined || ids.has(a.id))
-    .filter((a) => languages === undefined || languages.includes((a.language ?? '').toLowerCase()))
-    .filter((a) => host === undefined || deps.catalog.hostsOf(a.id).some((h) => h.name.toLowerCase() === host))
-    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id - b.id));
+  return entityListPage(apps, params, {
+    what: 'application',
+    nameOf: (a) => a.name,
+    perPage: APPLICATIONS_PER_PAGE,
+    where: (a) =>
+      (languages === undefined || languages.includes((a.language ?? '').toLowerCase())) &&
+      (host === undefined || deps.catalog.hostsOf(a.id).some((h) => h.name.toLowerCase() === host)),
+  });
 }
 
 async function applicationObjects(deps: ApplicationRouteDeps, accountId: number, apps: readonly Application[]): Promise<Record<string, unknown>[]> {

@@ -2,8 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { browserLoaderScript } from '../../domain/browser-loader-script.js';
 import type { BrowserApplication, BrowserApplications } from '../../store/browser-applications.js';
 import { nameFromCreateBody } from './entity-body.js';
-import { ENTITY_PAGE_SIZE, idsFilter } from './id-params.js';
-import { paginate, parsePage } from './link-header.js';
+import { entityListPage } from './entity-list.js';
 import { RestError } from './rest-error.js';
 import { RestParams } from './rest-params.js';
 import { restRoute } from './rest-plugin.js';
@@ -20,18 +19,8 @@ export interface BrowserApplicationRouteDeps {
 export function registerBrowserApplicationRoutes(app: FastifyInstance, deps: BrowserApplicationRouteDeps): void {
   restRoute(app, 'GET', '/v2/browser_applications', async (request, ctx) => {
     const params = RestParams.from(request.query, request.body);
-    const name = params.one('filter[name]')?.toLowerCase();
-    const ids = idsFilter(params, 'browser application');
-    const matching = deps.browserApplications.list(ctx.accountId)
-      .filter((b) => name === undefined || b.name.toLowerCase().includes(name))
-      .filter((b) => ids === undefined || ids.has(b.id))
-      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id - b.id));
-    const pageNumber = parsePage(params.one('page'));
-    const page = paginate(matching, pageNumber, ENTITY_PAGE_SIZE);
-    return {
-      body: { browser_applications: page.pageItems.map((b) => browserObject(b, request)) },
-      pagination: { page: pageNumber, lastPage: page.lastPage },
-    };
+    const { pageItems, pagination } = entityListPage(deps.browserApplications.list(ctx.accountId), params, { what: 'browser application', nameOf: (b) => b.name });
+    return { body: { browser_applications: pageItems.map((b) => browserObject(b, request)) }, pagination };
   });
 
   // New Relic creates standalone applications over REST with the Lite agent only (page loads);

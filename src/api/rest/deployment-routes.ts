@@ -4,6 +4,7 @@ import { formatRestTime, parseRestTime } from '../../domain/time/iso8601.js';
 import { StoreBusyError } from '../../store/batch-writer.js';
 import type { Application, Catalog } from '../../store/catalog.js';
 import { Deployments, type Deployment } from '../../store/deployments.js';
+import { findDeployment, latestDeploymentTime, listDeployments, type DeploymentReadDeps } from './deployment-reads.js';
 import { parsePage } from './link-header.js';
 import { applicationOf } from './metric-routes.js';
 import { RestError } from './rest-error.js';
@@ -15,6 +16,13 @@ export interface DeploymentRouteDeps {
   readonly catalog: Catalog;
   readonly deployments: Deployments;
   readonly clock: Clock;
+  /** Deployments are read through NRQL, as the graph API reads them. */
+  readonly nrql: DeploymentReadDeps['nrql'];
+}
+
+/** REST's reads: through NRQL, leaving out what REST deleted. */
+export function deploymentReads(deps: Pick<DeploymentRouteDeps, 'deployments' | 'nrql'>): DeploymentReadDeps {
+  return { nrql: deps.nrql, deletedDeploymentIds: (accountId, appId) => deps.deployments.deletedDeploymentIds(accountId, appId) };
 }
 
 /** Deployments per page: New Relic documents no size for this list; its object lists page at 200. */
@@ -55,10 +63,11 @@ export function collectorDeploymentsPlugin(deps: DeploymentRouteDeps & Omit<Rest
  * from this list and leaves the event.
  */
 export function registerDeploymentRoutes(app: FastifyInstance, deps: DeploymentRouteDeps): void {
+  const reads = deploymentReads(deps);
   restRoute(app, 'GET', '/v2/applications/:id/deployments', async (request, ctx) => {
     const application = applicationOf(deps.catalog, request, ctx);
     const page = parsePage(RestParams.from(request.query, request.body).one('page'));
-    const { deployments, total } = await deps.deployments.list(ctx.accountId, application.id, page, DEPLOYMENTS_PER_PAGE);
+    const { deployments, total } = await listDeployments(reads, ctx.accountId, application.id, page, DEPLOYMENTS_PER_PAGE);
     return {
       body: { deployments: deployments.map(deploymentObject), links: DEPLOYMENT_LINKS },
       pagination: { page, lastPage: Math.max(1, Math.ceil(total / DEPLOYMENTS_PER_PAGE)) },
@@ -85,7 +94,7 @@ export function registerDeploymentRoutes(app: FastifyInstance, deps: DeploymentR
       if (error instanceof StoreBusyError) throw new RestError(503, `The store cannot take the deployment now (${error.message}); send it again shortly`);
       throw error;
     });
-    const created = await deps.deployments.find(ctx.accountId, application.id, event.deploymentId!);
+    const created = await findDeployment(reads, ctx.accountId, application.id, event.deploymentId!);
     if (!created) throw new Error(`deployment ${event.deploymentId} is not readable after its commit`);
     return { status: 201, body: { deployment: deploymentObject(created), links: DEPLOYMENT_LINKS } };
   });
@@ -161,7 +170,7 @@ async function checkedTimestamp(deps: DeploymentRouteDeps, application: Applicat
   // Second precision, as REST shows it: a time a client read back from a listing compares equal.
   const seconds = Math.floor(timestamp / 1000) * 1000;
   if (seconds > now) throw RestError.unprocessable(`Invalid timestamp ${formatRestTime(seconds)}: a deployment cannot be in the future (now is ${formatRestTime(now)})`);
-  const latest = await deps.deployments.latestTimestamp(application.accountId, application.id);
+  const latest = await latestDeploymentTime(deploymentReads(deps), application.accountId, application.id);
   if (latest !== undefined && seconds <= latest) {
     throw RestError.unprocessable(`Invalid timestamp ${formatRestTime(seconds)}: it must be after the application's most recent deployment (${formatRestTime(latest)})`);
   }

@@ -4,8 +4,8 @@ import type { Application, Catalog, Host, Instance } from '../../store/catalog.j
 import type { MetricIndex } from '../../store/metric-index.js';
 import type { PlanExecutor } from '../../store/plan-executor.js';
 import { healthStatus, isReporting, partSummaries, type ApplicationSummary } from '../../applications/application-summary.js';
-import { ENTITY_PAGE_SIZE, idsFilter, pathId } from './id-params.js';
-import { paginate, parsePage } from './link-header.js';
+import { entityListPage } from './entity-list.js';
+import { pathId } from './id-params.js';
 import { applicationOf } from './metric-routes.js';
 import { threeSignificant, twoDecimals } from './number-format.js';
 import { RestError } from './rest-error.js';
@@ -43,18 +43,8 @@ export function registerHostRoutes(app: FastifyInstance, deps: HostRouteDeps): v
   restRoute(app, 'GET', '/v2/applications/:id/hosts', async (request, ctx) => {
     const application = applicationOf(deps.catalog, request, ctx);
     const params = RestParams.from(request.query, request.body);
-    const hostname = params.one('filter[hostname]')?.toLowerCase();
-    const ids = idsFilter(params, 'host');
-    const hosts = deps.catalog.hostsOf(application.id)
-      .filter((h) => hostname === undefined || h.name.toLowerCase().includes(hostname))
-      .filter((h) => ids === undefined || ids.has(h.id))
-      .sort(byNameThenId((h) => h.name));
-    const pageNumber = parsePage(params.one('page'));
-    const page = paginate(hosts, pageNumber, ENTITY_PAGE_SIZE);
-    return {
-      body: { application_hosts: await hostObjects(deps, ctx, application, page.pageItems), links: HOST_LINKS },
-      pagination: { page: pageNumber, lastPage: page.lastPage },
-    };
+    const { pageItems, pagination } = entityListPage(deps.catalog.hostsOf(application.id), params, { what: 'host', nameOf: (h) => h.name, nameParam: 'filter[hostname]' });
+    return { body: { application_hosts: await hostObjects(deps, ctx, application, pageItems), links: HOST_LINKS }, pagination };
   });
 
   restRoute(app, 'GET', '/v2/applications/:id/hosts/:hostId', async (request, ctx) => {
@@ -66,19 +56,13 @@ export function registerHostRoutes(app: FastifyInstance, deps: HostRouteDeps): v
   restRoute(app, 'GET', '/v2/applications/:id/instances', async (request, ctx) => {
     const application = applicationOf(deps.catalog, request, ctx);
     const params = RestParams.from(request.query, request.body);
-    const hostname = params.one('filter[hostname]')?.toLowerCase();
-    const ids = idsFilter(params, 'instance');
     const hostNames = hostNamesOf(deps.catalog, application);
-    const instances = deps.catalog.instancesOf(application.id)
-      .filter((i) => hostname === undefined || (hostNames.get(i.hostId) ?? '').toLowerCase().includes(hostname))
-      .filter((i) => ids === undefined || ids.has(i.id))
-      .sort(byNameThenId((i) => hostNames.get(i.hostId) ?? ''));
-    const pageNumber = parsePage(params.one('page'));
-    const page = paginate(instances, pageNumber, ENTITY_PAGE_SIZE);
-    return {
-      body: { application_instances: await instanceObjects(deps, ctx, application, page.pageItems), links: INSTANCE_LINKS },
-      pagination: { page: pageNumber, lastPage: page.lastPage },
-    };
+    const { pageItems, pagination } = entityListPage(deps.catalog.instancesOf(application.id), params, {
+      what: 'instance',
+      nameOf: (i) => hostNames.get(i.hostId) ?? '',
+      nameParam: 'filter[hostname]',
+    });
+    return { body: { application_instances: await instanceObjects(deps, ctx, application, pageItems), links: INSTANCE_LINKS }, pagination };
   });
 
   restRoute(app, 'GET', '/v2/applications/:id/instances/:instanceId', async (request, ctx) => {
@@ -104,15 +88,6 @@ function instanceOf(catalog: Catalog, application: Application, request: Fastify
 }
 
 const hostNamesOf = (catalog: Catalog, application: Application) => new Map(catalog.hostsOf(application.id).map((h) => [h.id, h.name]));
-
-/** Sorted by a name, then id, so that pages are stable. */
-function byNameThenId<T extends { readonly id: number }>(nameOf: (item: T) => string): (a: T, b: T) => number {
-  return (a, b) => {
-    const x = nameOf(a);
-    const y = nameOf(b);
-    return x < y ? -1 : x > y ? 1 : a.id - b.id;
-  };
-}
 
 /**
  * Host objects (reference §6.1). A host that reported in the last 10 minutes is summarised like

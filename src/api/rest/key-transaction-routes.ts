@@ -6,8 +6,8 @@ import type { KeyTransaction, KeyTransactions } from '../../store/key-transactio
 import type { MetricIndex } from '../../store/metric-index.js';
 import type { PlanExecutor } from '../../store/plan-executor.js';
 import { healthStatus, isReporting, keyTransactionSummaries } from '../../applications/application-summary.js';
-import { ENTITY_PAGE_SIZE, idsFilter, pathId } from './id-params.js';
-import { paginate, parsePage } from './link-header.js';
+import { entityListPage } from './entity-list.js';
+import { pathId } from './id-params.js';
 import { threeSignificant, twoDecimals } from './number-format.js';
 import { RestError } from './rest-error.js';
 import { RestParams } from './rest-params.js';
@@ -27,18 +27,8 @@ const KEY_TRANSACTION_LINKS = { 'key_transaction.application': '/v2/applications
 export function registerKeyTransactionRoutes(app: FastifyInstance, deps: KeyTransactionRouteDeps): void {
   restRoute(app, 'GET', '/v2/key_transactions', async (request, ctx) => {
     const params = RestParams.from(request.query, request.body);
-    const name = params.one('filter[name]')?.toLowerCase();
-    const ids = idsFilter(params, 'key transaction');
-    const matching = visibleKeyTransactions(deps, ctx)
-      .filter((kt) => name === undefined || kt.name.toLowerCase().includes(name))
-      .filter((kt) => ids === undefined || ids.has(kt.id))
-      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id - b.id));
-    const pageNumber = parsePage(params.one('page'));
-    const page = paginate(matching, pageNumber, ENTITY_PAGE_SIZE);
-    return {
-      body: { key_transactions: await keyTransactionObjects(deps, ctx, page.pageItems), links: KEY_TRANSACTION_LINKS },
-      pagination: { page: pageNumber, lastPage: page.lastPage },
-    };
+    const { pageItems, pagination } = entityListPage(visibleKeyTransactions(deps, ctx), params, { what: 'key transaction', nameOf: (kt) => kt.name });
+    return { body: { key_transactions: await keyTransactionObjects(deps, ctx, pageItems), links: KEY_TRANSACTION_LINKS }, pagination };
   });
 
   restRoute(app, 'GET', '/v2/key_transactions/:id', async (request, ctx) => {

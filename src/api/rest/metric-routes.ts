@@ -76,19 +76,26 @@ function metricNames(deps: MetricRouteDeps, scope: MetricScope, params: RestPara
   };
 }
 
-async function metricData(deps: MetricRouteDeps, ctx: RestContext, scope: MetricScope, params: RestParams) {
+/**
+ * The parameters of a metric data request, APM or mobile: `names[]` (required, at most
+ * MAX_METRIC_DATA_NAMES; `example` is shown when none is given), `values[]`, `raw`, and the
+ * window of `from`, `to`, `period` and `summarize`.
+ */
+export function metricDataRequest(params: RestParams, nowMs: number, example: string) {
   const names = params.allOf('names', 'name');
-  if (names.length === 0) throw new ParamError('names[]', 'names[] is required: give one or more metric names, e.g. names[]=HttpDispatcher');
+  if (names.length === 0) throw new ParamError('names[]', `names[] is required: give one or more metric names, e.g. names[]=${example}`);
   if (names.length > MAX_METRIC_DATA_NAMES) {
     throw new ParamError('names[]', `Too many metric names: ${names.length} given, at most ${MAX_METRIC_DATA_NAMES} per request; split the names over several requests`);
   }
   const requestedValues = params.allOf('values');
   const summarize = params.bool('summarize') ?? false;
   const raw = params.bool('raw') ?? false;
-  const window = resolveMetricWindow(
-    { from: params.one('from'), to: params.one('to'), period: params.one('period'), summarize },
-    deps.clock.now(),
-  );
+  const window = resolveMetricWindow({ from: params.one('from'), to: params.one('to'), period: params.one('period'), summarize }, nowMs);
+  return { names, values: requestedValues.length > 0 ? requestedValues : undefined, raw, window };
+}
+
+async function metricData(deps: MetricRouteDeps, ctx: RestContext, scope: MetricScope, params: RestParams) {
+  const { names, values: requestedValues, raw, window } = metricDataRequest(params, deps.clock.now(), 'HttpDispatcher');
 
   const found: { name: string; id: number }[] = [];
   const notFound: string[] = [];
@@ -103,7 +110,7 @@ async function metricData(deps: MetricRouteDeps, ctx: RestContext, scope: Metric
     accountId: ctx.accountId,
     scope,
     metrics: found,
-    values: requestedValues.length > 0 ? requestedValues : undefined,
+    values: requestedValues,
     window,
   });
   const values = planned.metrics.reduce((sum, m) => sum + window.slices.length * Math.max(1, m.values.length), 0);

@@ -1,19 +1,20 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Clock } from '../../clock.js';
-import { resolveMetricWindow } from '../../domain/time/rest-window.js';
 import { formatRestTime } from '../../domain/time/iso8601.js';
 import type { MobileApplication, MobileApplications } from '../../store/mobile-applications.js';
 import type { PlanExecutor } from '../../store/plan-executor.js';
 import { nameFromCreateBody } from './entity-body.js';
-import { ENTITY_PAGE_SIZE, idsFilter, pathId } from './id-params.js';
+import { entityListPage } from './entity-list.js';
+import { pathId } from './id-params.js';
 import { paginate, parsePage } from './link-header.js';
 import { shapeMetricData } from './metric-data/metric-data-shape.js';
-import { MAX_METRIC_DATA_NAMES, METRIC_NAMES_PER_PAGE } from './metric-routes.js';
+import { metricDataRequest, METRIC_NAMES_PER_PAGE } from './metric-routes.js';
 import { nrqlHeaders } from './metric-routes.js';
-import { MOBILE_METRICS, mobileMetricNames, mobileSummaries, planMobileMetricData, type MobileSummary } from './mobile-data.js';
+import { mobileHealthStatus, mobileSummaries, type MobileSummary } from '../../applications/summaries/mobile-summary.js';
+import { MOBILE_METRICS, mobileMetricNames, planMobileMetricData } from './mobile-data.js';
 import { threeSignificant } from './number-format.js';
 import { RestError } from './rest-error.js';
-import { ParamError, RestParams } from './rest-params.js';
+import { RestParams } from './rest-params.js';
 import { restRoute, type RestContext } from './rest-plugin.js';
 
 export interface MobileApplicationRouteDeps {
@@ -30,19 +31,9 @@ export interface MobileApplicationRouteDeps {
 export function registerMobileApplicationRoutes(app: FastifyInstance, deps: MobileApplicationRouteDeps): void {
   restRoute(app, 'GET', '/v2/mobile_applications', async (request, ctx) => {
     const params = RestParams.from(request.query, request.body);
-    const name = params.one('filter[name]')?.toLowerCase();
-    const ids = idsFilter(params, 'mobile application');
-    const matching = deps.mobileApplications.list(ctx.accountId)
-      .filter((m) => name === undefined || m.name.toLowerCase().includes(name))
-      .filter((m) => ids === undefined || ids.has(m.id))
-      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id - b.id));
-    const pageNumber = parsePage(params.one('page'));
-    const page = paginate(matching, pageNumber, ENTITY_PAGE_SIZE);
-    const summaries = await mobileSummaries(deps.executor, ctx.accountId, page.pageItems, deps.clock.now());
-    return {
-      body: { applications: page.pageItems.map((m) => mobileObject(m, summaries.get(m.id))) },
-      pagination: { page: pageNumber, lastPage: page.lastPage },
-    };
+    const { pageItems, pagination } = entityListPage(deps.mobileApplications.list(ctx.accountId), params, { what: 'mobile application', nameOf: (m) => m.name });
+    const summaries = await mobileSummaries(deps.executor, ctx.accountId, pageItems, deps.clock.now());
+    return { body: { applications: pageItems.map((m) => mobileObject(m, summaries.get(m.id))) }, pagination };
   });
 
   restRoute(app, 'GET', '/v2/mobile_applications/:id', async (request, ctx) => {
@@ -79,20 +70,11 @@ export function registerMobileApplicationRoutes(app: FastifyInstance, deps: Mobi
 
   restRoute(app, 'GET', '/v2/mobile_applications/:id/metrics/data', async (request, ctx) => {
     const mobile = mobileOf(deps, request, ctx);
-    const params = RestParams.from(request.query, request.body);
-    const names = params.allOf('names', 'name');
-    if (names.length === 0) throw new ParamError('names[]', 'names[] is required: give one or more metric names, e.g. names[]=Mobile/Crash/All');
-    if (names.length > MAX_METRIC_DATA_NAMES) {
-      throw new ParamError('names[]', `Too many metric names: ${names.length} given, at most ${MAX_METRIC_DATA_NAMES} per request; split the names over several requests`);
-    }
-    const requestedValues = params.allOf('values');
-    const summarize = params.bool('summarize') ?? false;
-    const raw = params.bool('raw') ?? false;
-    const window = resolveMetricWindow({ from: params.one('from'), to: params.one('to'), period: params.one('period'), summarize }, deps.clock.now());
+    const { names, values: requestedValues, raw, window } = metricDataRequest(RestParams.from(request.query, request.body), deps.clock.now(), 'Mobile/Crash/All');
     const known = new Set(await mobileMetricNames(deps.executor, ctx.accountId, mobile, deps.clock.now()));
     const found = names.filter((n) => known.has(n));
     const planned = planMobileMetricData({
-      accountId: ctx.accountId, app: mobile, metrics: found, values: requestedValues.length > 0 ? requestedValues : undefined, window,
+      accountId: ctx.accountId, app: mobile, metrics: found, values: requestedValues, window,
     });
     const result = found.length > 0
       ? await deps.executor.aggregate(planned.plan)
@@ -125,28 +107,27 @@ function mobileOf(deps: MobileApplicationRouteDeps, request: FastifyRequest, ctx
  * users (distinct `deviceUuid`), launches, interaction time, crashes; the HTTP request figures
  * (throughput, response time, calls per session, failure and error rates) come from request
  * data Timeslice does not take, and are left out. Crashes are never marked resolved, so all
- * are unresolved. Health stands in for a default condition, as for APM applications: red at a
- * crash rate of 10 % or more, orange at 5 %, else green; gray when not reporting.
+ * are unresolved. An average or rate of nothing (no interactions, no launches) shows as 0.
  */
 function mobileObject(mobile: MobileApplication, summary: MobileSummary | undefined): Record<string, unknown> {
   const object: Record<string, unknown> = {
     id: mobile.id,
     name: mobile.name,
-    health_status: !summary ? 'gray' : summary.crashRate >= 10 ? 'red' : summary.crashRate >= 5 ? 'orange' : 'green',
+    health_status: mobileHealthStatus(summary),
     reporting: summary !== undefined,
   };
   if (summary) {
     object.last_reported_at = formatRestTime(summary.lastEventMs);
     object.mobile_summary = {
       active_users: summary.activeUsers,
-      launch_count: summary.launchCount,
-      interaction_time: threeSignificant(summary.interactionTime),
+      launch_count: summary.data.appLaunchCount,
+      interaction_time: threeSignificant(summary.interactionTime ?? 0),
     };
     object.crash_summary = {
       supports_crash_data: true,
-      unresolved_crash_count: summary.crashCount,
-      crash_count: summary.crashCount,
-      crash_rate: threeSignificant(summary.crashRate),
+      unresolved_crash_count: summary.data.crashCount,
+      crash_count: summary.data.crashCount,
+      crash_rate: threeSignificant(summary.data.crashRate ?? 0),
     };
   }
   return object;

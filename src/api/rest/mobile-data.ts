@@ -1,11 +1,9 @@
 import type { RestRounding } from '../../domain/aggregate/rest-values.js';
-import { formatDuration } from '../../domain/aggregate/timeslice-function.js';
 import { AggregateSet, bucketsFor, type AggregatePlan, type PlanSource } from '../../plan/aggregate-plan.js';
-import { and, evaluateOutput, literal, out, type OutputExpr, type Predicate, type RowExpr } from '../../plan/expressions.js';
-import { quoteNrqlString } from '../../nrql/literals.js';
+import { and, literal, type OutputExpr, type Predicate, type RowExpr } from '../../plan/expressions.js';
+import { formula, formulaQueryText, nrql, type Formula } from '../../nrql/formula.js';
 import type { MobileApplication } from '../../store/mobile-applications.js';
 import type { PlanExecutor } from '../../store/plan-executor.js';
-import { REPORTING_TIMEOUT_MS } from '../../applications/application-summary.js';
 import type { MetricDataPlan, MetricDataWindow, MetricOutputs } from './metric-data/metric-data-plan.js';
 
 /*
@@ -21,95 +19,15 @@ const category: RowExpr = { kind: 'field', name: 'category', type: 'string' };
 const isCategory = (value: string): Predicate => ({ kind: 'compare', op: '=', left: category, right: literal(value) });
 const inStrings = (expr: RowExpr, values: readonly string[]): Predicate => ({ kind: 'in', expr, values, negated: false });
 
-/** The summary window (reference §10: "last 30 minutes"), ending with the current minute as the application summary's does. */
-export const MOBILE_SUMMARY_WINDOW_MINUTES = 30;
-
-export interface MobileSummary {
-  /** Epoch ms of the newest event in the window. */
-  readonly lastEventMs: number;
-  readonly activeUsers: number;
-  readonly launchCount: number;
-  /** Seconds: the mean `duration` of the window's interactions. */
-  readonly interactionTime: number;
-  readonly crashCount: number;
-  /** Percent of launches that crashed. */
-  readonly crashRate: number;
-}
-
-/**
- * Summaries of mobile applications over the last 30 minutes, in one query; an application
- * without an event in the last 10 minutes (as REST counts an APM application reporting) has none.
- */
-export async function mobileSummaries(
-  executor: PlanExecutor,
-  accountId: number,
-  apps: readonly MobileApplication[],
-  nowMs: number,
-): Promise<Map<number, MobileSummary>> {
-  const set = new AggregateSet();
-  const launches = set.add({ fn: 'countRows', where: isCategory('Session') });
-  const crashes = set.add({ fn: 'countRows', where: isCategory('Crash') });
-  const duration: RowExpr = { kind: 'field', name: 'duration', type: 'number' };
-  const interactionTotal = set.add({ fn: 'sum', arg: duration, where: isCategory('Interaction') });
-  const interactions = set.add({ fn: 'count', arg: duration, where: isCategory('Interaction') });
-  const users = set.add({ fn: 'countDistinct', arg: { kind: 'field', name: 'deviceUuid', type: 'any' } });
-  const last = set.add({ fn: 'max', arg: { kind: 'field', name: 'timestamp', type: 'number' } });
-  const count = (index: number) => out.zeroIfNull(out.aggregate(index));
-  const outputs: { name: string; expr: OutputExpr }[] = [
-    { name: 'launch_count', expr: count(launches) },
-    { name: 'crash_count', expr: count(crashes) },
-    { name: 'interaction_time', expr: out.arith('/', out.aggregate(interactionTotal), out.aggregate(interactions)) },
-    { name: 'crash_rate', expr: out.arith('*', out.arith('/', count(crashes), count(launches)), out.number(100)) },
-    { name: 'active_users', expr: count(users) },
-    { name: 'last_event', expr: out.aggregate(last) },
-  ];
-  const endMs = Math.floor(nowMs / 60_000) * 60_000 + 60_000;
-  const plan: AggregatePlan = {
-    kind: 'aggregate',
-    source: MOBILE,
-    accountId,
-    window: { beginMs: endMs - MOBILE_SUMMARY_WINDOW_MINUTES * 60_000, endMs },
-    where: inStrings(appName, apps.map((a) => a.name)),
-    groupBy: [appName],
-    aggregates: set.all,
-    outputs,
-  };
-  const summaries = new Map<number, MobileSummary>();
-  if (apps.length === 0) return summaries;
-  const result = await executor.aggregate(plan);
-  const seconds = MOBILE_SUMMARY_WINDOW_MINUTES * 60;
-  for (let row = 0; row < result.rowCount; row++) {
-    const vector = result.aggregates.map((column) => column[row] ?? null);
-    const value = (name: string) => evaluateOutput(outputs.find((o) => o.name === name)!.expr, vector, seconds) ?? 0;
-    const lastEventMs = value('last_event');
-    if (nowMs - lastEventMs >= REPORTING_TIMEOUT_MS) continue;
-    const app = apps.find((a) => a.name === result.groups[0]![row]);
-    if (!app) continue;
-    summaries.set(app.id, {
-      lastEventMs,
-      activeUsers: value('active_users'),
-      launchCount: value('launch_count'),
-      interactionTime: value('interaction_time'),
-      crashCount: value('crash_count'),
-      crashRate: value('crash_rate'),
-    });
-  }
-  return summaries;
-}
-
 interface MobileValue {
   readonly name: string;
   readonly rounding: RestRounding;
-  /** Over the metric's one aggregate, its event count. */
-  readonly expr: OutputExpr;
-  readonly nrql: string;
+  /** Over the events of the metric's category. */
+  readonly formula: Formula;
 }
 
-const EVENTS = out.zeroIfNull(out.aggregate(0));
-const CALL_COUNT: MobileValue = { name: 'call_count', rounding: 'exact', expr: EVENTS, nrql: 'count(*)' };
-const CALLS_PER_MINUTE: MobileValue = {
-  name: 'calls_per_minute', rounding: 'threeSignificant', expr: out.arith('/', out.arith('*', EVENTS, out.number(60)), out.groupSeconds), nrql: 'rate(count(*), 1 minute)',
-};
+const CALL_COUNT: MobileValue = { name: 'call_count', rounding: 'exact', formula: formula('count(*)', 'Mobile') };
+const CALLS_PER_MINUTE: MobileValue = { name: 'calls_per_minute', rounding: 'threeSignificant', formula: formula('rate(count(*), 1 minute)', 'Mobile') };
 
 /**
  * The metrics a mobile application has, each the count of one category of its events: New
@@ -156,6 +74,9 @@ export function planMobileMetricData(query: {
   readonly values: readonly string[] | undefined;
   readonly window: MetricDataWindow;
 }): MetricDataPlan {
+  const set = new AggregateSet();
+  // Every metric's events are counted, whether or not a value of it was asked for.
+  set.add({ fn: 'countRows' });
   const outputs: { name: string; expr: OutputExpr }[] = [];
   const outputIndex = new Map<MobileValue, number>();
   const metrics = query.metrics.map((name): MetricOutputs => {
@@ -167,20 +88,23 @@ export function planMobileMetricData(query: {
       let output = outputIndex.get(v);
       if (output === undefined) {
         output = outputs.length;
-        outputs.push({ name: v.name, expr: v.expr });
+        outputs.push({ name: v.name, expr: v.formula.lower(set) });
         outputIndex.set(v, output);
       }
       return { name: v.name, output, rounding: v.rounding };
     });
-    const select = selected.map((v) => `${v.nrql} AS ${v.name}`).join(', ');
-    const timeseries = query.window.summarize ? '' : ` TIMESERIES ${formatDuration(query.window.periodSeconds)}`;
-    const nrql = selected.length === 0
+    const nrqlText = selected.length === 0
       ? undefined
-      : `SELECT ${select} FROM Mobile WHERE appName = ${quoteNrqlString(query.app.name)} AND category = ${quoteNrqlString(metric.category)} SINCE ${query.window.beginMs} UNTIL ${query.window.endMs}${timeseries}`;
-    return { name, id: index, values, nrql };
+      : formulaQueryText({
+        select: selected.map((v) => ({ formula: v.formula, alias: v.name })),
+        from: 'Mobile',
+        where: [nrql.eq('appName', query.app.name), nrql.eq('category', metric.category)],
+        beginMs: query.window.beginMs,
+        endMs: query.window.endMs,
+        ...(query.window.summarize ? {} : { timeseriesSeconds: query.window.periodSeconds }),
+      });
+    return { name, id: index, values, nrql: nrqlText };
   });
-  const set = new AggregateSet();
-  set.add({ fn: 'countRows' });
   const window = { beginMs: query.window.beginMs, endMs: query.window.endMs };
   const categories = query.metrics.map((name) => MOBILE_METRICS.find((m) => m.name === name)!.category);
   const plan: AggregatePlan = {

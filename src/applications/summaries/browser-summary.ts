@@ -1,9 +1,7 @@
-import { MOBILE_SUMMARY_WINDOW_MINUTES } from '../../api/rest/mobile-data.js';
-import type { AggregateSet } from '../../plan/aggregate-plan.js';
-import { and, type OutputExpr } from '../../plan/expressions.js';
 import type { BrowserApplication } from '../../store/browser-applications.js';
 import type { PlanExecutor } from '../../store/plan-executor.js';
-import { eventSummaries, number, ofTypes, outputs, textIn } from './event-summaries.js';
+import { countWhere, eventSummaries, typeIs } from './event-summaries.js';
+import { MOBILE_SUMMARY_WINDOW_MINUTES } from './mobile-summary.js';
 
 /**
  * NerdGraph's `ApmBrowserApplicationSummaryData`: the browser side of an APM application.
@@ -41,8 +39,27 @@ export const BROWSER_EVENT_TYPES: readonly string[] = ['PageView', 'PageViewTimi
 /** The window of browser summaries: the 30 minutes of mobile applications' (REST v2 has no browser summary). */
 export const BROWSER_SUMMARY_WINDOW_MINUTES = MOBILE_SUMMARY_WINDOW_MINUTES;
 
-/** The `BrowserInteraction` categories that are a page or route being shown (not custom interactions). */
-const SPA_CATEGORIES = ['Initial page load', 'Route change'];
+const PAGE_VIEW = typeIs('PageView');
+const AJAX = typeIs('AjaxRequest');
+/** `BrowserInteraction` events of a page or route being shown (not custom interactions). */
+const SPA = `${typeIs('BrowserInteraction')} AND category IN ('Initial page load', 'Route change')`;
+
+/** The numbers of an APM application's browser side, as NRQL over the custom events of the window. */
+const APM_BROWSER_FORMULAS: Readonly<Record<ApmBrowserKey, string>> = {
+  ajaxRequestThroughput: `rate(${countWhere(AJAX)}, 1 minute)`,
+  ajaxResponseTimeAverage: `filter(average(timeToLoadEventStart), WHERE ${AJAX})`,
+  jsErrorRate: `${countWhere(typeIs('JavaScriptError'))} / ${countWhere(PAGE_VIEW)} * 100`,
+  pageLoadThroughput: `rate(${countWhere(PAGE_VIEW)}, 1 minute)`,
+  pageLoadTimeAverage: `filter(average(duration), WHERE ${PAGE_VIEW})`,
+};
+
+/** A browser application's: the medians cost a sort each. */
+const BROWSER_FORMULAS = {
+  ...APM_BROWSER_FORMULAS,
+  pageLoadTimeMedian: `filter(median(duration), WHERE ${PAGE_VIEW})`,
+  spaResponseTimeAverage: `filter(average(duration), WHERE ${SPA})`,
+  spaResponseTimeMedian: `filter(median(duration), WHERE ${SPA})`,
+};
 
 /**
  * Summaries of browser applications over the last 30 minutes, in one query, from their events
@@ -61,20 +78,11 @@ export async function browserSummaries(
     appNames: browserApps.map((a) => a.name),
     windowMinutes: BROWSER_SUMMARY_WINDOW_MINUTES,
     nowMs,
-    outputs: (set) => {
-      const pageView = ofTypes('PageView');
-      const spa = and(ofTypes('BrowserInteraction'), textIn('category', SPA_CATEGORIES));
-      return {
-        ...apmBrowserOutputs(set),
-        pageLoadTimeMedian: outputs.median(set, number('duration'), pageView),
-        spaResponseTimeAverage: outputs.average(set, number('duration'), spa),
-        spaResponseTimeMedian: outputs.median(set, number('duration'), spa),
-      };
-    },
+    formulas: BROWSER_FORMULAS,
   });
   const summaries = new Map<number, BrowserApplicationSummaryData>();
   for (const app of browserApps) {
-    const v = byName.get(app.name);
+    const v = byName.get(app.name)?.values;
     if (!v) continue;
     summaries.set(app.id, {
       ...apmBrowserSummary(v),
@@ -105,30 +113,17 @@ export async function apmBrowserSummaries(
     appNames: sides.map((a) => a.name),
     windowMinutes: BROWSER_SUMMARY_WINDOW_MINUTES,
     nowMs,
-    outputs: apmBrowserOutputs,
+    formulas: APM_BROWSER_FORMULAS,
   });
   const summaries = new Map<number, ApmBrowserApplicationSummaryData>();
   for (const side of sides) {
-    const v = byName.get(side.name);
+    const v = byName.get(side.name)?.values;
     if (v) summaries.set(side.apmApplicationId!, apmBrowserSummary(v));
   }
   return summaries;
 }
 
 type ApmBrowserKey = keyof ApmBrowserApplicationSummaryData;
-
-function apmBrowserOutputs(set: AggregateSet): Record<ApmBrowserKey, OutputExpr> {
-  const pageView = ofTypes('PageView');
-  const ajax = ofTypes('AjaxRequest');
-  const pageViews = outputs.count(set, pageView);
-  return {
-    ajaxRequestThroughput: outputs.perMinute(outputs.count(set, ajax)),
-    ajaxResponseTimeAverage: outputs.average(set, number('timeToLoadEventStart'), ajax),
-    jsErrorRate: outputs.percent(outputs.count(set, ofTypes('JavaScriptError')), pageViews),
-    pageLoadThroughput: outputs.perMinute(pageViews),
-    pageLoadTimeAverage: outputs.average(set, number('duration'), pageView),
-  };
-}
 
 function apmBrowserSummary(v: Readonly<Record<ApmBrowserKey, number | null>>): ApmBrowserApplicationSummaryData {
   return {

@@ -1,6 +1,9 @@
 import { isReporting, REPORTING_TIMEOUT_MS, summaryWindow } from '../application-summary.js';
 import { AggregateSet, type AggregatePlan, type TimeWindow } from '../../plan/aggregate-plan.js';
-import { and, evaluateOutput, literal, out, type OutputExpr, type Predicate, type RowExpr } from '../../plan/expressions.js';
+import { and, evaluateOutput, type OutputExpr, type Predicate, type RowExpr } from '../../plan/expressions.js';
+import { ALL_CUSTOM_EVENTS } from '../../nrql/analyze.js';
+import { formula } from '../../nrql/formula.js';
+import { quoteNrqlString } from '../../nrql/literals.js';
 import type { PlanExecutor } from '../../store/plan-executor.js';
 
 /*
@@ -12,36 +15,23 @@ import type { PlanExecutor } from '../../store/plan-executor.js';
 export const appName: RowExpr = { kind: 'field', name: 'appName', type: 'string' };
 
 const eventType: RowExpr = { kind: 'field', name: 'eventType', type: 'string' };
+const number = (name: string): RowExpr => ({ kind: 'field', name, type: 'number' });
 
 /** Rows of these event types. */
-export const ofTypes = (...types: readonly string[]): Predicate => ({ kind: 'in', expr: eventType, values: types, negated: false });
-
-/** Rows whose text attribute `name` is `value`. */
-export const textIs = (name: string, value: string): Predicate => ({
-  kind: 'compare', op: '=', left: { kind: 'field', name, type: 'string' }, right: literal(value),
-});
+const ofTypes = (...types: readonly string[]): Predicate => ({ kind: 'in', expr: eventType, values: types, negated: false });
 
 /** Rows whose text attribute `name` is one of `values`. */
-export const textIn = (name: string, values: readonly string[]): Predicate => ({
+const textIn = (name: string, values: readonly string[]): Predicate => ({
   kind: 'in', expr: { kind: 'field', name, type: 'string' }, values, negated: false,
 });
 
-export const number = (name: string): RowExpr => ({ kind: 'field', name, type: 'number' });
+/** NRQL text: a condition on the event type (`eventType() = 'PageView'`, `eventType() IN (…)`). */
+export function typeIs(...types: readonly string[]): string {
+  return types.length === 1 ? `eventType() = ${quoteNrqlString(types[0]!)}` : `eventType() IN (${types.map(quoteNrqlString).join(', ')})`;
+}
 
-/** Output helpers over an aggregate set, with NRQL's meaning: a count of nothing is 0, an average of nothing null. */
-export const outputs = {
-  count: (set: AggregateSet, where: Predicate): OutputExpr => out.zeroIfNull(out.aggregate(set.add({ fn: 'countRows', where }))),
-  /** Per minute over the window: NRQL `rate(count(*), 1 minute)`. */
-  perMinute: (count: OutputExpr): OutputExpr => out.arith('/', out.arith('*', count, out.number(60)), out.groupSeconds),
-  average: (set: AggregateSet, arg: RowExpr, where: Predicate): OutputExpr =>
-    out.arith('/', out.aggregate(set.add({ fn: 'sum', arg, where })), out.aggregate(set.add({ fn: 'count', arg, where }))),
-  /** NRQL `median(arg)`: the engine's quantile at one half. */
-  median: (set: AggregateSet, arg: RowExpr, where: Predicate): OutputExpr => out.item(set.add({ fn: 'quantiles', arg, where, fractions: [0.5] }), 0),
-  uniqueCount: (set: AggregateSet, name: string, where: Predicate): OutputExpr =>
-    out.zeroIfNull(out.aggregate(set.add({ fn: 'countDistinct', arg: { kind: 'field', name, type: 'any' }, where }))),
-  /** `part` as a percentage of `whole`; null when `whole` is 0. */
-  percent: (part: OutputExpr, whole: OutputExpr): OutputExpr => out.arith('*', out.arith('/', part, whole), out.number(100)),
-};
+/** NRQL text: the number of rows matching `where`. */
+export const countWhere = (where: string): string => `filter(count(*), WHERE ${where})`;
 
 export interface EventSummaryQuery<K extends string> {
   readonly accountId: number;
@@ -52,8 +42,17 @@ export interface EventSummaryQuery<K extends string> {
   readonly appNames: readonly string[];
   readonly windowMinutes: number;
   readonly nowMs: number;
-  /** The numbers wanted, each an output over aggregates added to `set`. */
-  outputs(set: AggregateSet): Readonly<Record<K, OutputExpr>>;
+  /**
+   * The numbers wanted, each an NRQL aggregate expression over the custom events of the window
+   * (`filter(count(*), WHERE eventType() = 'PageView')`), parsed and lowered once.
+   */
+  readonly formulas: Readonly<Record<K, string>>;
+}
+
+/** One application's numbers, and its newest event of a reporting type (epoch ms). */
+export interface EventSummary<K extends string> {
+  readonly lastEventMs: number;
+  readonly values: Readonly<Record<K, number | null>>;
 }
 
 /**
@@ -64,12 +63,12 @@ export interface EventSummaryQuery<K extends string> {
 export async function eventSummaries<K extends string>(
   executor: PlanExecutor,
   query: EventSummaryQuery<K>,
-): Promise<Map<string, Readonly<Record<K, number | null>>>> {
-  const summaries = new Map<string, Readonly<Record<K, number | null>>>();
+): Promise<Map<string, EventSummary<K>>> {
+  const summaries = new Map<string, EventSummary<K>>();
   if (query.appNames.length === 0) return summaries;
   const set = new AggregateSet();
   const last = set.add({ fn: 'max', arg: number('timestamp'), where: ofTypes(...query.reportingTypes) });
-  const named = Object.entries(query.outputs(set)) as [K, OutputExpr][];
+  const named = (Object.entries(query.formulas) as [K, string][]).map(([name, text]) => [name, formula(text, ALL_CUSTOM_EVENTS).lower(set)] as const);
   const window = summaryWindow(query.nowMs, query.windowMinutes);
   const result = await executor.aggregate(eventPlan(query.accountId, query.eventTypes, query.appNames, window, set, named));
   const seconds = query.windowMinutes * 60;
@@ -78,7 +77,7 @@ export async function eventSummaries<K extends string>(
     const lastEventMs = vector[last];
     if (typeof lastEventMs !== 'number' || !isReporting(lastEventMs, query.nowMs)) continue;
     const values = Object.fromEntries(named.map(([name, expr]) => [name, evaluateOutput(expr, vector, seconds)])) as Record<K, number | null>;
-    summaries.set(String(result.groups[0]![row]), values);
+    summaries.set(String(result.groups[0]![row]), { lastEventMs, values });
   }
   return summaries;
 }

@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { APDEX_VALUE_FUNCTIONS, SPEC_VALUE_FUNCTIONS } from '../../../test/helpers/spec-value-functions.js';
-import { REST_VALUES, restValueNrql, restValueOf, valueNamesOf } from './rest-values.js';
+import { formula, printFormula } from '../../nrql/formula.js';
+import { REST_VALUES, restValueOf, valueNamesOf, type RestValue } from './rest-values.js';
 
-
-
+const restValueNrql = (value: RestValue, valueName: string) => printFormula(formula(value.nrql), valueName);
 test('every value of spec §4.5 maps to the function the spec names', () => {
   for (const [name, nrql] of Object.entries(SPEC_VALUE_FUNCTIONS)) {
     const value = REST_VALUES.get(name);

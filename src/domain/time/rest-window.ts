@@ -36,6 +36,7 @@
  *   (The response shows the slice's `to` one second earlier; that is formatting, not this window.)
  */
 import { formatRestTime, parseRestTime } from './iso8601.js';
+import { LAST_TIME_MS } from './time-range.js';
 
 export interface MetricWindowRequest {
   readonly from?: string | undefined;
@@ -57,7 +58,6 @@ export const MAX_PERIOD_SECONDS = 366 * 24 * 3600;
 
 /** Times a request may name: 0000-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z. */
 const EARLIEST_TIME_MS = -62_167_219_200_000;
-const LATEST_TIME_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
 export interface TimeSlice {
   readonly beginMs: number;
@@ -164,7 +164,7 @@ export function resolveMetricWindow(req: MetricWindowRequest, nowMs: number, lim
 function parseTime(parameter: 'from' | 'to', text: string): number {
   const ms = parseRestTime(text);
   if (ms === undefined) throw new WindowError(parameter, `Invalid ${parameter}: expected ${TIME_FORMAT}`);
-  if (ms < EARLIEST_TIME_MS || ms > LATEST_TIME_MS) {
+  if (ms < EARLIEST_TIME_MS || ms > LAST_TIME_MS) {
     throw new WindowError(parameter, `Invalid ${parameter}: expected a time from 0000-01-01T00:00:00Z to 9999-12-31T23:59:59Z`);
   }
   return ms;

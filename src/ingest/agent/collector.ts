@@ -2,7 +2,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { fastifyBaseOptions } from '../../http/fastify-options.js';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../clock.js';
-import { agentConfigOf } from '../../domain/agent-settings.js';
+import { agentConfigOf } from '../../domain/agent-settings/agent-config.js';
 import { entityGuid } from '../../domain/entity-guid.js';
 import { StoreBusyError, WriteTooLargeError, type BatchWriter, type WriteTicket } from '../../store/batch-writer.js';
 import type { AgentRun, Application, Catalog, ConnectFacts } from '../../store/catalog.js';

@@ -1,5 +1,6 @@
 import type { Summary } from '../../domain/timeslice.js';
 import { harvestMinute } from '../../domain/timeslice.js';
+import { LAST_TIME_MS } from '../../domain/time/time-range.js';
 import type { RunTarget } from '../../store/catalog.js';
 import {
   CUSTOM_EVENTS, ERROR_EVENTS, ERROR_TRACES, LOG_EVENTS, Rows, SPAN_EVENTS, SQL_TRACES, TIMESLICES,
@@ -59,9 +60,6 @@ function dropRunId(body: Json[]): Json[] {
   return typeof body[0] === 'string' ? body.slice(1) : body;
 }
 
-/** The last millisecond of the year 9999: later "timestamps" are garbage, and far enough out do not fit a TIMESTAMP. */
-const MAX_TIMESTAMP_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
-
 // ── metric_data ─────────────────────────────────────────────────────────────────────────────
 
 /**
@@ -93,7 +91,7 @@ export interface MetricDataPayload {
  */
 export function parseMetricData(body: Json): MetricDataPayload {
   const [begin, end, list] = dropRunId(expectArray(body, 'metric_data body'));
-  if (!isFiniteNumber(begin) || !isFiniteNumber(end) || begin <= 0 || end < begin || end * 1000 > MAX_TIMESTAMP_MS) {
+  if (!isFiniteNumber(begin) || !isFiniteNumber(end) || begin <= 0 || end < begin || end * 1000 > LAST_TIME_MS) {
     throw malformed('metric_data needs harvest begin and end as epoch seconds, begin <= end, before the year 10000');
   }
   const entries = expectArray(list, 'metric_data metrics');
@@ -249,7 +247,7 @@ function eventTime(v: Json, receivedAt: number): number {
   if (n === null || n <= 0) return receivedAt;
   const ms = n < 1e11 ? n * 1000 : n;
   // Refused here (400: the agent discards it) rather than failing the store's commit (503: resent forever).
-  if (ms > MAX_TIMESTAMP_MS) throw malformed(`timestamp ${n} is not a time: expected epoch ms (or s) before the year 10000`);
+  if (ms > LAST_TIME_MS) throw malformed(`timestamp ${n} is not a time: expected epoch ms (or s) before the year 10000`);
   return ms;
 }
 

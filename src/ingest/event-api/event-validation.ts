@@ -1,3 +1,5 @@
+import { MAX_ATTRIBUTES, MAX_ATTRIBUTE_NAME_LENGTH, MAX_EVENT_TYPE_LENGTH, MAX_VALUE_LENGTH } from '../../domain/event-limits.js';
+import { LAST_TIME_MS } from '../../domain/time/time-range.js';
 import { CUSTOM_EVENTS, Rows } from '../../store/append-tables.js';
 import { attributeJson } from '../../store/attribute-json.js';
 import * as limits from '../ingest-limits.js';
@@ -27,11 +29,6 @@ import * as limits from '../ingest-limits.js';
  * `app_id` the `appId` when the account has that application (0 otherwise; the attribute is kept
  * either way), host and instance 0, and the other attributes as JSON.
  */
-export const MAX_ATTRIBUTES = limits.MAX_ATTRIBUTES;
-export const MAX_NAME_LENGTH = limits.MAX_NAME_LENGTH;
-export const MAX_VALUE_LENGTH = limits.MAX_VALUE_LENGTH;
-export const MAX_EVENT_TYPE_LENGTH = limits.MAX_NAME_LENGTH;
-
 export interface EventContext {
   readonly accountId: number;
   /** Epoch ms the request arrived: the time of events that give none. */
@@ -115,7 +112,7 @@ function problemOf(event: unknown): Reason | undefined {
   if (names.length > MAX_ATTRIBUTES) return 'tooManyAttributes';
   for (const name of names) {
     if (name.trim() === '') return 'noName';
-    if (longerThan(name, MAX_NAME_LENGTH)) return 'nameLength';
+    if (longerThan(name, MAX_ATTRIBUTE_NAME_LENGTH)) return 'nameLength';
     const value = event[name];
     if (typeof value === 'object' && value !== null) return 'nested';
     if (typeof value === 'string' && longerThan(value, MAX_VALUE_LENGTH)) return 'valueLength';
@@ -125,13 +122,10 @@ function problemOf(event: unknown): Reason | undefined {
   return undefined;
 }
 
-/** The last millisecond of the year 9999: later times do not fit a TIMESTAMP. */
-const MAX_TIMESTAMP_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
-
 function eventTime(value: unknown, receivedAt: number): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0) return receivedAt;
   const ms = value < 1e11 ? value * 1000 : value;
-  return ms > MAX_TIMESTAMP_MS ? receivedAt : ms;
+  return ms > LAST_TIME_MS ? receivedAt : ms;
 }
 
 const longerThan = limits.longerThan;

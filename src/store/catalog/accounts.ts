@@ -1,3 +1,5 @@
+import { entityName, entityNameRule } from '../../domain/entity-name.js';
+
 export interface Account { readonly id: number; readonly name: string }
 
 /** Timeslice keeps no user records: a user key stands for its user, whose id is the key's. */
@@ -21,12 +23,10 @@ export interface BootstrapKeys {
 /** Keys in clear, known only at the moment they were created (or given by the environment). */
 export interface CreatedKeys { readonly userKey: string; readonly licenseKey: string }
 
-export const ACCOUNT_NAME_LENGTH = 255;
-
 /** The name an account is created with, trimmed; a RangeError when empty or too long. */
 export function checkedAccountName(name: string): string {
-  const trimmed = name.trim();
-  if (trimmed === '' || trimmed.length > ACCOUNT_NAME_LENGTH) throw new RangeError(`an account name is 1 to ${ACCOUNT_NAME_LENGTH} characters`);
+  const trimmed = entityName(name);
+  if (trimmed === undefined) throw new RangeError(entityNameRule('an account'));
   return trimmed;
 }
 

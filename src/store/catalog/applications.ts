@@ -1,4 +1,6 @@
-import type { ApmAgentSettings, SettingsPatch } from '../../domain/agent-settings.js';
+import type { ApmAgentSettings } from '../../domain/agent-settings/model.js';
+import type { SettingsPatch } from '../../domain/agent-settings/validation.js';
+import { entityName, entityNameRule } from '../../domain/entity-name.js';
 
 export interface Application {
   readonly id: number;
@@ -61,8 +63,8 @@ export const DEFAULT_END_USER_APDEX_T = 7;
  * RangeError naming the field. The agent settings are checked once merged (`validateApmAgentSettings`).
  */
 export function checkedApplicationChanges(changes: ApplicationChanges): string | undefined {
-  const name = changes.name?.trim();
-  if (name !== undefined && (name === '' || name.length > 255)) throw new RangeError('an application name is 1 to 255 characters');
+  const name = changes.name === undefined ? undefined : entityName(changes.name);
+  if (changes.name !== undefined && name === undefined) throw new RangeError(entityNameRule('an application'));
   for (const [field, value] of [['apdexT', changes.apdexT], ['endUserApdexT', changes.endUserApdexT]] as const) {
     if (value !== undefined && !(Number.isFinite(value) && value > 0)) throw new RangeError(`${field} must be a positive number of seconds`);
   }

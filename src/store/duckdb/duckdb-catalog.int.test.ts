@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { APPEND_TABLES, CUSTOM_EVENTS, Rows, TIMESLICES } from '../append-tables.js';
 import { DuckDbBatchWriter } from './duckdb-batch-writer.js';
-import { DEFAULT_APM_AGENT_SETTINGS } from '../../domain/agent-settings.js';
+import { DEFAULT_APM_AGENT_SETTINGS } from '../../domain/agent-settings/model.js';
 import { hashKey } from '../../security/keys.js';
 import { ApplicationNotFoundError, type ConnectFacts, type RunTarget } from '../catalog.js';
 import { DuckDbCatalog } from './duckdb-catalog.js';

@@ -21,18 +21,6 @@ export class DuckDbChangeTrackingRecords implements ChangeTrackingRecords {
     await this.writer.write([rows]);
   }
 
-  async list(accountId: number, appId: number, page: number, perPage: number): Promise<{ deployments: Deployment[]; total: number }> {
-    const where = `${DEPLOYMENT_ROWS} AND NOT EXISTS (
-        SELECT 1 FROM deleted_deployments d WHERE d.account_id = $1 AND d.deployment_id = ${DEPLOYMENT_ID})`;
-    const [count] = await this.db.all<{ n: bigint }>(`SELECT count(*) AS n FROM custom_events WHERE ${where}`, [accountId, appId]);
-    const rows = await this.db.all<DeploymentRow>(
-      `SELECT account_id, app_id, epoch_ms(timestamp) AS ms, attributes FROM custom_events WHERE ${where}
-       ORDER BY timestamp DESC, ${DEPLOYMENT_ID} DESC LIMIT $3 OFFSET $4`,
-      [accountId, appId, perPage, (page - 1) * perPage],
-    );
-    return { deployments: rows.map(deploymentOf), total: Number(count?.n ?? 0) };
-  }
-
   async find(accountId: number, appId: number, id: number): Promise<Deployment | undefined> {
     const rows = await this.db.all<DeploymentRow>(
       `SELECT account_id, app_id, epoch_ms(timestamp) AS ms, attributes FROM custom_events
@@ -43,12 +31,11 @@ export class DuckDbChangeTrackingRecords implements ChangeTrackingRecords {
     return rows.length === 0 ? undefined : deploymentOf(rows[0]!);
   }
 
-  async latestTimestamp(accountId: number, appId: number): Promise<number | undefined> {
-    const [row] = await this.db.all<{ ms: bigint | null }>(
-      `SELECT max(epoch_ms(timestamp)) AS ms FROM custom_events WHERE ${DEPLOYMENT_ROWS}`,
-      [accountId, appId],
+  async deletedDeploymentIds(accountId: number, appId: number): Promise<number[]> {
+    const rows = await this.db.all<{ id: bigint }>(
+      'SELECT deployment_id AS id FROM deleted_deployments WHERE account_id = $1 AND app_id = $2 ORDER BY deployment_id', [accountId, appId],
     );
-    return row?.ms === null || row?.ms === undefined ? undefined : Number(row.ms);
+    return rows.map((r) => Number(r.id));
   }
 
   async recordDeleted(accountId: number, appId: number, id: number, at: number): Promise<void> {

@@ -1,4 +1,4 @@
-import { TIMESLICE_TABLES } from './timeslice-compactor.js';
+import { TIMESLICE_TABLES } from './timeslice-tables.js';
 import type { Clock } from '../../clock.js';
 import type { BatchWriter, WriteTicket } from '../batch-writer.js';
 import { MAX_METRIC_NAMES_PER_APP, type MetricIndex, type MetricIndexOptions, type MetricScope, type MetricWrite } from '../metric-index.js';

@@ -1,10 +1,11 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { DuckDBValue } from '@duckdb/node-api';
 import {
-  applySettingsPatch, DEFAULT_BROWSER_MONITORING_SETTINGS, DEFAULT_MOBILE_AGENT_SETTINGS, type BrowserMonitoringSettings, type MobileAgentSettings,
-  type SettingsPatch,
-} from '../../domain/agent-settings.js';
-import { browserSettingsOf, type BrowserApplication, type BrowserLoaderType } from '../browser-applications.js';
+  DEFAULT_BROWSER_MONITORING_SETTINGS, DEFAULT_MOBILE_AGENT_SETTINGS, type BrowserMonitoringSettings, type MobileAgentSettings,
+} from '../../domain/agent-settings/model.js';
+import { applySettingsPatch, type SettingsPatch } from '../../domain/agent-settings/validation.js';
+import type { BrowserLoaderType } from '../../domain/agent-settings/model.js';
+import { browserSettingsOf, type BrowserApplication } from '../browser-applications.js';
 import type { EntityRows, StoredEntity } from '../entities/entity-collection.js';
 import type { KeyTransaction } from '../key-transactions.js';
 import type { MobileApplication } from '../mobile-applications.js';

@@ -5,7 +5,7 @@ import {
   CUSTOM_EVENTS_TABLE, ERROR_EVENTS_TABLE, LOG_EVENTS_TABLE, SPAN_EVENTS_TABLE, TIMESLICES_TABLE, TRANSACTION_EVENTS_TABLE,
   type ColumnType, type TableDescription,
 } from '../tables.js';
-import { TIMESLICE_TABLES } from './timeslice-compactor.js';
+import { TIMESLICE_TABLES } from './timeslice-tables.js';
 
 const KIND: Readonly<Record<ColumnType, ColumnKind>> = { INTEGER: 'integer', DOUBLE: 'double', VARCHAR: 'string', BOOLEAN: 'boolean', TIMESTAMP: 'timestamp' };
 

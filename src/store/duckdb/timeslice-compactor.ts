@@ -4,11 +4,7 @@ import type { Database } from './database.js';
 import { timestampValue } from './duckdb-values.js';
 import { Mutex } from '../mutex.js';
 import { DEFAULT_COMPACTION, type CompactorOptions } from '../store.js';
-
-export const COMPACTED_TIMESLICES = 'timeslices_compacted';
-export const DAILY_TIMESLICES = 'timeslices_daily';
-/** Every table holding timeslices: each row is in exactly one. Readers union them. */
-export const TIMESLICE_TABLES = ['timeslices', COMPACTED_TIMESLICES, DAILY_TIMESLICES] as const;
+import { COMPACTED_TIMESLICES, DAILY_TIMESLICES } from './timeslice-tables.js';
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 const CLUSTER_ORDER = 'ORDER BY account_id, app_id, metric_id, ts';

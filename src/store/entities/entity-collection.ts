@@ -1,4 +1,5 @@
 import { Mutex } from '../mutex.js';
+import { entityName, entityNameRule } from '../../domain/entity-name.js';
 
 /** An entity made through the APIs (key transaction, mobile or browser application). */
 export interface StoredEntity {
@@ -23,10 +24,10 @@ export interface EntityRows<T extends StoredEntity> {
   delete(id: number): Promise<void>;
 }
 
-/** Entity names: 1 to 255 characters once trimmed. `kind` names the entity in the RangeError. */
+/** Entity names: 1 to 255 characters once trimmed (domain/entity-name.ts). `kind` names the entity in the RangeError. */
 export function checkedEntityName(input: string, kind: string): string {
-  const name = input.trim();
-  if (name === '' || name.length > 255) throw new RangeError(`a ${kind} name is 1 to 255 characters`);
+  const name = entityName(input);
+  if (name === undefined) throw new RangeError(entityNameRule(`a ${kind}`));
   return name;
 }
 

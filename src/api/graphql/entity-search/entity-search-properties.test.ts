@@ -26,9 +26,10 @@ import { queryFromBuilder, type EntitySearchQueryBuilder } from './query-builder
 import { SEARCH_FIELDS, takesLike, type FieldKind, type SearchField } from './search-fields.js';
 import { searchPage, type SearchPage, type SearchSort } from './search-page.js';
 import type { SearchableEntity } from './searchable-entity.js';
+import { FUZZ_SEED, scaledRuns } from '../../../../test/helpers/fuzz-scale.js';
 
-const seed = process.env.FC_SEED === undefined ? undefined : Number(process.env.FC_SEED);
-const runs = (numRuns: number): fc.Parameters<unknown> => ({ numRuns, ...(seed === undefined ? {} : { seed }) });
+const seed = FUZZ_SEED;
+const runs = (numRuns: number): fc.Parameters<unknown> => ({ numRuns: scaledRuns(numRuns), ...(seed === undefined ? {} : { seed }) });
 
 // Written out, not read from the code's catalogue: a new parser code must be added here on purpose.
 const PARSER_CODES: ReadonlySet<string> = new Set([
@@ -165,7 +166,7 @@ test('round trip: random trees print as text that parses back to them; printing 
     runs(3000),
   );
   t.diagnostic(`round trip: ${checked} generated trees`);
-  assert.ok(checked > 2500, `only ${checked} generated trees were short enough`);
+  assert.ok(checked > scaledRuns(2500), `only ${checked} generated trees were short enough`);
 });
 
 test("client spellings: any case, spacing, extra parentheses and backticks parse to the same tree", () => {
@@ -224,9 +225,9 @@ test('fuzz: any text gives a tree or an EntitySearchError with a parser code and
   );
   t.diagnostic(`outcomes: ${JSON.stringify(Object.fromEntries(outcomes))}`);
   // The generators reach both sides of the contract, and most of the error codes.
-  assert.ok((outcomes.get('tree') ?? 0) >= 1000, JSON.stringify(Object.fromEntries(outcomes)));
+  assert.ok((outcomes.get('tree') ?? 0) >= scaledRuns(1000), JSON.stringify(Object.fromEntries(outcomes)));
   for (const code of ['ENTITY_SEARCH_EMPTY', 'ENTITY_SEARCH_SYNTAX', 'ENTITY_SEARCH_UNTERMINATED', 'ENTITY_SEARCH_UNKNOWN_FIELD', 'ENTITY_SEARCH_BAD_VALUE', 'ENTITY_SEARCH_BAD_OPERATOR']) {
-    assert.ok((outcomes.get(code) ?? 0) >= 10, `${code}: ${JSON.stringify(Object.fromEntries(outcomes))}`);
+    assert.ok((outcomes.get(code) ?? 0) >= scaledRuns(10), `${code}: ${JSON.stringify(Object.fromEntries(outcomes))}`);
   }
 });
 
@@ -304,7 +305,7 @@ test('builders: the generated query finds exactly the entities the fields descri
     runs(3000),
   );
   t.diagnostic(`builders: ${hits} of ${total} entity checks matched`);
-  assert.ok(hits >= 1000 && total - hits >= 1000, `too one-sided: ${hits} of ${total}`);
+  assert.ok(hits >= scaledRuns(1000) && total - hits >= scaledRuns(1000), `too one-sided: ${hits} of ${total}`);
 });
 
 // ── pages ────────────────────────────────────────────────────────────────────────────────────

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { NrqlRunOptions } from '../../../nrql/nrql-engine.js';
-import { GraphContext, type GraphServices } from '../graph-context.js';
+import { GraphContext } from '../graph-context.js';
+import type { GraphServices } from '../graph-services.js';
 import { AccountView } from './account-view.js';
 
 /** A context whose NRQL engine records what it is asked and answers two event types. */

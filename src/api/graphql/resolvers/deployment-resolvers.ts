@@ -1,6 +1,7 @@
 import type { Condition } from '../../../nrql/ast.js';
 import { MAX_LIMIT } from '../../../nrql/analyze.js';
-import { quoteNrqlString } from '../../../nrql/literals.js';
+import { format } from '../../../nrql/format.js';
+import { listingQuery, nrql } from '../../../nrql/formula.js';
 import { NrqlError } from '../../../nrql/nrql-error.js';
 import { parseCondition } from '../../../nrql/parser.js';
 import { CHANGE_TRACKING_EVENT_TYPE, DEPLOYMENT_CATEGORY } from '../../../store/deployments.js';
@@ -51,8 +52,13 @@ function filterCondition(query: string): Condition {
 async function deploymentRows(
   ctx: GraphContext, entity: GraphEntity, window: { start: number; end: number; argument: string }, limit: number, where?: Condition,
 ) {
-  const text = `SELECT * FROM ${CHANGE_TRACKING_EVENT_TYPE} WHERE category = ${quoteNrqlString(DEPLOYMENT_CATEGORY)} ` +
-    `AND entity.guid = ${quoteNrqlString(entity.guid)} SINCE ${window.start} UNTIL ${window.end} LIMIT ${limit}`;
+  const text = format(listingQuery({
+    from: CHANGE_TRACKING_EVENT_TYPE,
+    where: [nrql.eq('category', DEPLOYMENT_CATEGORY), nrql.eq('entity.guid', entity.guid)],
+    beginMs: window.start,
+    endMs: window.end,
+    limit,
+  }));
   try {
     ctx.spendQuery();
     const answer = await ctx.services.nrql.run(text, { accountIds: [entity.accountId], ...(where ? { where } : {}) });

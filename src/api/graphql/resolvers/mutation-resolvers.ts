@@ -1,8 +1,9 @@
 import { deletionRefusal } from '../../../applications/application-summary.js';
-import { browserLoader } from '../../../domain/agent-settings.js';
+import { browserLoader } from '../../../domain/agent-settings/validation.js';
 import { browserLoaderScript } from '../../../domain/browser-loader-script.js';
 import { StoreBusyError } from '../../../store/batch-writer.js';
-import { BROWSER_LOADER_TYPES, type BrowserApplication, type BrowserSettings } from '../../../store/browser-applications.js';
+import { BROWSER_LOADER_TYPES, type BrowserSettings } from '../../../domain/agent-settings/model.js';
+import type { BrowserApplication } from '../../../store/browser-applications.js';
 import { ApplicationNotFoundError, type Application } from '../../../store/catalog.js';
 import { ChangeTrackingInputError, Deployments, type ChangeTrackingEntity, type ChangeTrackingEventInput } from '../../../store/deployments.js';
 import {

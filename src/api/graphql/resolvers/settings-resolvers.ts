@@ -1,15 +1,17 @@
+import { BROWSER_LOADER_TYPES, type ApmAgentSettings, type BrowserMonitoringSettings, type MobileAgentSettings } from '../../../domain/agent-settings/model.js';
 import {
   applySettingsPatch, browserLoader, validateApmAgentSettings, validateBrowserMonitoringSettings, validateMobileAgentSettings,
-  type ApmAgentSettings, type BrowserMonitoringSettings, type MobileAgentSettings, type SettingsPatch,
-} from '../../../domain/agent-settings.js';
+  type SettingsPatch,
+} from '../../../domain/agent-settings/validation.js';
 import { browserAgentConfig, browserConfigScript, browserLoaderScript } from '../../../domain/browser-loader-script.js';
-import { browserApdexT, BROWSER_LOADER_TYPES, type BrowserApplication } from '../../../store/browser-applications.js';
+import { browserApdexT, type BrowserApplication } from '../../../store/browser-applications.js';
 import { ApplicationNotFoundError, type Application, type ApplicationChanges } from '../../../store/catalog.js';
 import type { MobileApplication } from '../../../store/mobile-applications.js';
 import { entityByGuid, type GraphEntity } from '../entity-model.js';
 import type { GraphContext } from '../graph-context.js';
 import { GraphError } from '../graph-errors.js';
 import { kindName, targetOfKind } from './mutation-target.js';
+import { entityName, entityNameRule } from '../../../domain/entity-name.js';
 
 /*
  * NerdGraph's agent settings: one function per shape (`AgentApplicationSettingsApmBase`,
@@ -163,12 +165,9 @@ function aliasOf(s: Input, refusals: Refusals): string | undefined {
   }
   const given = alias ?? name;
   if (given === undefined) return undefined;
-  const trimmed = given.trim();
-  if (trimmed === '' || trimmed.length > 255) {
-    refusals.add(alias !== undefined ? 'alias' : 'name', 'An application name is 1 to 255 characters');
-    return undefined;
-  }
-  return trimmed;
+  const checked = entityName(given);
+  if (checked === undefined) refusals.add(alias !== undefined ? 'alias' : 'name', entityNameRule('An application'));
+  return checked;
 }
 
 function apdexOf(value: unknown, field: string, refusals: Refusals): number | undefined {

@@ -1,8 +1,7 @@
-import { lowerTimesliceFunction, TIMESLICE_VALUE, formatDuration } from '../../../domain/aggregate/timeslice-function.js';
-import { restRounding, restValueNrql, restValueOf, valueNamesOf, type RestRounding, type RestValue } from '../../../domain/aggregate/rest-values.js';
+import { restRounding, restValueOf, valueNamesOf, type RestRounding, type RestValue } from '../../../domain/aggregate/rest-values.js';
 import { AggregateSet, bucketsFor, type AggregatePlan } from '../../../plan/aggregate-plan.js';
 import { and, eq, field, isIn, type OutputExpr } from '../../../plan/expressions.js';
-import { quoteNrqlString } from '../../../nrql/literals.js';
+import { formula, formulaQueryText, nrql } from '../../../nrql/formula.js';
 
 /** Whose metrics: an application, or one host or one instance of it. */
 export interface MetricScope {
@@ -55,7 +54,7 @@ export function planMetricData(query: MetricDataQuery): MetricDataPlan {
     let index = outputIndex.get(value);
     if (index === undefined) {
       index = outputs.length;
-      outputs.push({ name: value.name, expr: lowerTimesliceFunction(value.fn, set) });
+      outputs.push({ name: value.name, expr: formula(value.nrql).lower(set) });
       outputIndex.set(value, index);
     }
     return index;
@@ -114,14 +113,18 @@ function selectValues(metricName: string, requested: readonly string[] | undefin
 
 function metricNrql(query: MetricDataQuery, metricName: string, values: readonly RestValue[]): string | undefined {
   if (values.length === 0) return undefined;
-  const select = values.map((v) => `${restValueNrql(v, TIMESLICE_VALUE)} AS ${v.name}`).join(', ');
-  const where = [
-    `appId = ${query.scope.appId}`,
-    ...(query.scope.host ? [`host = ${quoteNrqlString(query.scope.host.name)}`] : []),
-    ...(query.scope.instance ? [`realAgentId = ${query.scope.instance.id}`] : []),
-    `metricTimesliceName = ${quoteNrqlString(metricName)}`,
-    'scope IS NULL',
-  ].join(' AND ');
-  const timeseries = query.window.summarize ? '' : ` TIMESERIES ${formatDuration(query.window.periodSeconds)}`;
-  return `SELECT ${select} FROM Metric WHERE ${where} SINCE ${query.window.beginMs} UNTIL ${query.window.endMs}${timeseries}`;
+  return formulaQueryText({
+    select: values.map((v) => ({ formula: formula(v.nrql), alias: v.name })),
+    from: 'Metric',
+    where: [
+      nrql.eq('appId', query.scope.appId),
+      ...(query.scope.host ? [nrql.eq('host', query.scope.host.name)] : []),
+      ...(query.scope.instance ? [nrql.eq('realAgentId', query.scope.instance.id)] : []),
+      nrql.eq('metricTimesliceName', metricName),
+      nrql.isNull('scope'),
+    ],
+    beginMs: query.window.beginMs,
+    endMs: query.window.endMs,
+    ...(query.window.summarize ? {} : { timeseriesSeconds: query.window.periodSeconds }),
+  });
 }

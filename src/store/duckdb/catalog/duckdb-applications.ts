@@ -1,7 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
-import {
-  applySettingsPatch, DEFAULT_APM_AGENT_SETTINGS, validateApmAgentSettings, type ApmAgentSettings, type SettingsPatch,
-} from '../../../domain/agent-settings.js';
+import { DEFAULT_APM_AGENT_SETTINGS, type ApmAgentSettings } from '../../../domain/agent-settings/model.js';
+import { applySettingsPatch, validateApmAgentSettings, type SettingsPatch } from '../../../domain/agent-settings/validation.js';
 import type { ConnectFacts } from '../../catalog/agent-runs.js';
 import {
   ApplicationNotFoundError, checkedApplicationChanges, DEFAULT_APDEX_T, DEFAULT_END_USER_APDEX_T,
@@ -9,7 +8,7 @@ import {
 } from '../../catalog/applications.js';
 import { APPEND_TABLES } from '../../append-tables.js';
 import { timestampValue } from '../duckdb-values.js';
-import { TIMESLICE_TABLES } from '../timeslice-compactor.js';
+import { TIMESLICE_TABLES } from '../timeslice-tables.js';
 import type { CatalogWrites } from './catalog-writes.js';
 
 /** Tables whose rows belong to an application (`app_id`): a deleted application's rows go with it. */

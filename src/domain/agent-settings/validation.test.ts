@@ -1,47 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  agentConfigOf, applySettingsPatch, browserLoader, DEFAULT_APM_AGENT_SETTINGS, DEFAULT_BROWSER_MONITORING_SETTINGS,
-  DEFAULT_MOBILE_AGENT_SETTINGS, validateApmAgentSettings, validateBrowserMonitoringSettings, validateMobileAgentSettings,
-  type ApmAgentSettings, type MaskInputOptions, type SettingsPatch,
-} from './agent-settings.js';
-
-test('defaults: New Relic\'s, written out', () => {
-  assert.deepEqual(DEFAULT_APM_AGENT_SETTINGS, {
-    errorCollector: { enabled: true, expectedErrorClasses: [], expectedErrorCodes: [], ignoredErrorClasses: [], ignoredErrorCodes: ['404'] },
-    transactionTracer: {
-      enabled: true, explainEnabled: true, explainThresholdType: 'VALUE', explainThresholdValue: 0.5, logSql: false, recordSql: 'OBFUSCATED',
-      stackTraceThreshold: 0.5, transactionThresholdType: 'APDEX_F', transactionThresholdValue: 2,
-    },
-    slowSql: { enabled: true },
-    threadProfiler: { enabled: true },
-    jfr: { enabled: false },
-    tracerType: 'DISTRIBUTED_TRACING',
-    captureMemcacheKeys: false,
-    applicationLogging: { enabled: true, forwarding: { enabled: true, maxSamplesStored: 10000 }, localDecorating: { enabled: false }, metrics: { enabled: true } },
-  });
-  assert.deepEqual(DEFAULT_BROWSER_MONITORING_SETTINGS.loader, 'SPA');
-  assert.deepEqual(DEFAULT_BROWSER_MONITORING_SETTINGS.privacy, { cookiesEnabled: true });
-  assert.equal(DEFAULT_BROWSER_MONITORING_SETTINGS.distributedTracing.enabled, true);
-  assert.deepEqual(DEFAULT_BROWSER_MONITORING_SETTINGS.sessionReplay, {
-    enabled: false, autoStart: true, samplingRate: 10, errorSamplingRate: 100, blockSelector: '', maskTextSelector: '*', maskAllInputs: true,
-    maskInputOptions: {
-      color: false, date: false, datetimeLocal: false, email: false, month: false, number: false, range: false, search: false, select: false,
-      tel: false, text: false, textArea: false, time: false, url: false, week: false,
-    },
-    collectFonts: false, inlineImages: false, inlineStylesheet: true,
-  });
-  assert.deepEqual(DEFAULT_BROWSER_MONITORING_SETTINGS.sessionTrace, { enabled: true, mode: 'FIXED_RATE', samplingRate: 100, errorSamplingRate: 100 });
-  assert.deepEqual(DEFAULT_MOBILE_AGENT_SETTINGS, {
-    applicationExitInfo: { enabled: true },
-    networkSettings: { aliases: [], filterMode: 'DISABLED', hideList: [], showList: [], ignoredStatusCodeRules: [] },
-    useCrashReports: true,
-  });
-  // The defaults pass their own validation.
-  validateApmAgentSettings(DEFAULT_APM_AGENT_SETTINGS);
-  validateBrowserMonitoringSettings(DEFAULT_BROWSER_MONITORING_SETTINGS);
-  validateMobileAgentSettings(DEFAULT_MOBILE_AGENT_SETTINGS);
-});
+  DEFAULT_APM_AGENT_SETTINGS, DEFAULT_BROWSER_MONITORING_SETTINGS, DEFAULT_MOBILE_AGENT_SETTINGS, type ApmAgentSettings, type MaskInputOptions,
+} from './model.js';
+import {
+  applySettingsPatch, browserLoader, validateApmAgentSettings, validateBrowserMonitoringSettings, validateMobileAgentSettings,
+  type SettingsPatch,
+} from './validation.js';
 
 test('a patch changes what it names; absent and undefined members keep their values; lists are replaced whole', () => {
   const patched = applySettingsPatch(DEFAULT_APM_AGENT_SETTINGS, {
@@ -152,50 +117,4 @@ test('validation names the field and what is wrong with it', () => {
 
 test('the deprecated FULL loader is PRO', () => {
   assert.deepEqual(['FULL', 'PRO', 'SPA', 'LITE', 'NONE', 'RUM'].map(browserLoader), ['PRO', 'PRO', 'SPA', 'LITE', 'NONE', 'RUM']);
-});
-
-test('agent_config: every setting under the name agents read, in New Relic\'s units', () => {
-  assert.deepEqual(agentConfigOf(DEFAULT_APM_AGENT_SETTINGS, 0.5), {
-    'transaction_tracer.enabled': true,
-    'transaction_tracer.transaction_threshold': 'apdex_f',
-    'transaction_tracer.record_sql': 'obfuscated',
-    'transaction_tracer.explain_enabled': true,
-    'transaction_tracer.explain_threshold': 0.5,
-    'transaction_tracer.stack_trace_threshold': 0.5,
-    'transaction_tracer.log_sql': false,
-    'error_collector.enabled': true,
-    'error_collector.ignore_status_codes': [404],
-    'error_collector.expected_status_codes': [],
-    'error_collector.ignore_classes': [],
-    'error_collector.expected_classes': [],
-    'slow_sql.enabled': true,
-    'thread_profiler.enabled': true,
-    'jfr.enabled': false,
-    'capture_memcache_keys': false,
-    'application_logging.enabled': true,
-    'application_logging.forwarding.enabled': true,
-    'application_logging.forwarding.max_samples_stored': 10000,
-    'application_logging.local_decorating.enabled': false,
-    'application_logging.metrics.enabled': true,
-    'distributed_tracing.enabled': true,
-    'cross_application_tracer.enabled': false,
-  });
-  const changed = applySettingsPatch(DEFAULT_APM_AGENT_SETTINGS, {
-    transactionTracer: { transactionThresholdType: 'VALUE', transactionThresholdValue: 1.25, explainThresholdType: 'APDEX_F', recordSql: 'OFF' },
-    errorCollector: { ignoredErrorCodes: ['404', '503'], expectedErrorCodes: ['409'], ignoredErrorClasses: ['AbortError'], expectedErrorClasses: ['ValidationError'] },
-    tracerType: 'CROSS_APPLICATION_TRACER',
-  });
-  const config = agentConfigOf(changed, 0.2);
-  assert.equal(config['transaction_tracer.transaction_threshold'], 1.25);
-  assert.equal(config['transaction_tracer.explain_threshold'], 0.8, 'APDEX_F explain threshold: 4 × Apdex T 0.2');
-  assert.equal(config['transaction_tracer.record_sql'], 'off');
-  assert.deepEqual(config['error_collector.ignore_status_codes'], [404, 503]);
-  assert.deepEqual(config['error_collector.expected_status_codes'], [409]);
-  assert.deepEqual(config['error_collector.ignore_classes'], ['AbortError']);
-  assert.deepEqual(config['error_collector.expected_classes'], ['ValidationError']);
-  assert.deepEqual([config['distributed_tracing.enabled'], config['cross_application_tracer.enabled']], [false, true]);
-  const none = agentConfigOf(applySettingsPatch(DEFAULT_APM_AGENT_SETTINGS, { tracerType: 'NONE' }), 0.5);
-  assert.deepEqual([none['distributed_tracing.enabled'], none['cross_application_tracer.enabled']], [false, false]);
-  const optOut = agentConfigOf(applySettingsPatch(DEFAULT_APM_AGENT_SETTINGS, { tracerType: 'OPT_OUT' }), 0.5);
-  assert.equal('distributed_tracing.enabled' in optOut || 'cross_application_tracer.enabled' in optOut, false, 'OPT_OUT leaves tracing to the agent');
 });

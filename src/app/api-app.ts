@@ -16,24 +16,24 @@ import { NrqlEngine } from '../nrql/nrql-engine.js';
 import { admittedExecutor, defaultAdmissionLimits, QueryAdmission } from '../nrql/query-admission.js';
 import { fastifyBaseOptions } from '../http/fastify-options.js';
 import { createRateLimits, type RateLimits } from '../http/rate-limit.js';
-import { registerNrqlRoute } from './nrql-route.js';
-import { registerApplicationRoutes } from './rest/application-routes.js';
-import { registerBrowserApplicationRoutes } from './rest/browser-application-routes.js';
-import { registerHostRoutes } from './rest/host-routes.js';
-import { registerKeyTransactionRoutes } from './rest/key-transaction-routes.js';
-import { registerMetricRoutes } from './rest/metric-routes.js';
-import { registerMobileApplicationRoutes } from './rest/mobile-application-routes.js';
-import { registerFormBodyParser } from './rest/rest-params.js';
-import { restV2Plugin } from './rest/rest-plugin.js';
-import type { ApiUsageRecorder } from './rest/api-usage.js';
-import { registerDeploymentRoutes } from './rest/deployment-routes.js';
-import type { SunsetMode } from './rest/sunset.js';
-import { deploymentsV0Plugin } from './deployments-v0.js';
-import { graphPlugin } from './graphql/graph-route.js';
-import { GRAPHIQL_PATH, graphiqlPlugin } from './graphql/graphiql.js';
-import { indexHandler } from './index-page.js';
-import { uiPlugin } from './ui/ui-plugin.js';
-import { registerTracesRoute } from './ui/traces-route.js';
+import { registerNrqlRoute } from '../api/nrql-route.js';
+import { registerApplicationRoutes } from '../api/rest/application-routes.js';
+import { registerBrowserApplicationRoutes } from '../api/rest/browser-application-routes.js';
+import { registerHostRoutes } from '../api/rest/host-routes.js';
+import { registerKeyTransactionRoutes } from '../api/rest/key-transaction-routes.js';
+import { registerMetricRoutes } from '../api/rest/metric-routes.js';
+import { registerMobileApplicationRoutes } from '../api/rest/mobile-application-routes.js';
+import { registerFormBodyParser } from '../api/rest/rest-params.js';
+import { restV2Plugin } from '../api/rest/rest-plugin.js';
+import type { ApiUsageRecorder } from '../api/rest/api-usage.js';
+import { registerDeploymentRoutes } from '../api/rest/deployment-routes.js';
+import type { SunsetMode } from '../api/rest/sunset.js';
+import { deploymentsV0Plugin } from '../api/deployments-v0.js';
+import { graphPlugin } from '../api/graphql/graph-route.js';
+import { GRAPHIQL_PATH, graphiqlPlugin } from '../api/graphql/graphiql.js';
+import { indexHandler } from '../api/index-page.js';
+import { uiPlugin } from '../api/ui/ui-plugin.js';
+import { registerTracesRoute } from '../api/ui/traces-route.js';
 
 export interface ApiDeps {
   readonly catalog: Catalog;
@@ -118,8 +118,8 @@ export async function buildApiApp(deps: ApiDeps): Promise<FastifyInstance> {
     sunset: deps.restSunset,
     usage: deps.apiUsage,
   }));
-  registerDeploymentRoutes(app, deps);
-  await app.register(deploymentsV0Plugin({ ...deps, sunset: deps.restSunset, usage: deps.apiUsage, limiter: limits.rest }));
+  registerDeploymentRoutes(app, { ...deps, nrql });
+  await app.register(deploymentsV0Plugin({ ...deps, nrql, sunset: deps.restSunset, usage: deps.apiUsage, limiter: limits.rest }));
   await app.register(eventApiPlugin(deps));
   if (deps.browser) {
     await app.register(browserIngestPlugin({ ...deps, ...deps.browser, browserApplications: deps.entities.browserApplications }));

@@ -1,0 +1,7 @@
+/**
+ * Paths of the service's own (non-New Relic) HTTP routes, shared by the routes that answer them and
+ * the clients in this repository that call them (`timeslice query`).
+ */
+
+/** One NRQL query in, NerdGraph's result container out: what `timeslice query` and shell scripts call. */
+export const NRQL_ROUTE = '/timeslice/v1/nrql';
