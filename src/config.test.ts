@@ -80,3 +80,12 @@ test('the browser origin handed to APM agents: an http(s) origin, its default pa
     assert.throws(() => resolveServeConfig(base, { TIMESLICE_BROWSER_ORIGIN: bad }), (e: unknown) => e instanceof ConfigError && /TIMESLICE_BROWSER_ORIGIN/.test((e as Error).message), bad);
   }
 });
+
+test('rollups and retention: TIMESLICE_UPKEEP_EVERY_MS, TIMESLICE_ROLLUP_AFTER_MS, TIMESLICE_RETENTION', () => {
+  const defaults = resolveServeConfig({}, {}).upkeep;
+  assert.deepEqual([defaults.intervalMs, defaults.rollupDelayMs, defaults.retention.minuteMs], [600_000, 3_600_000, 8 * 86_400_000]);
+  const set = resolveServeConfig({}, { TIMESLICE_UPKEEP_EVERY_MS: '0', TIMESLICE_ROLLUP_AFTER_MS: '60000', TIMESLICE_RETENTION: 'minute=3d' }).upkeep;
+  assert.deepEqual([set.intervalMs, set.rollupDelayMs, set.retention.minuteMs, set.retention.hourlyMs], [0, 60_000, 3 * 86_400_000, 90 * 86_400_000]);
+  assert.throws(() => resolveServeConfig({}, { TIMESLICE_RETENTION: 'minute=3 days' }), (e: unknown) => e instanceof ConfigError
+    && e.message === "TIMESLICE_RETENTION: minute must be a whole number of minutes, hours or days (90m, 12h, 8d) or 'forever', got '3 days'");
+});

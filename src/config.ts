@@ -3,7 +3,8 @@ import { resolve } from 'node:path';
 import { defaultDecodeWorkers } from './ingest/agent/agent-decoder.js';
 import { parseSunsetMode, type SunsetMode } from './api/rest/sunset.js';
 import { defaultAdmissionLimits, type AdmissionLimits } from './nrql/query-admission.js';
-import { DEFAULT_COMPACTION, STORE_ENGINES, type CompactorOptions, type StoreEngine } from './store/store.js';
+import { DEFAULT_COMPACTION, DEFAULT_UPKEEP, STORE_ENGINES, type CompactorOptions, type StoreEngine, type UpkeepOptions } from './store/store.js';
+import { parseRetention } from './store/retention-setting.js';
 import { DEFAULT_NRQL_QUERIES_PER_MINUTE, DEFAULT_RATE_LIMIT_PER_MINUTE } from './http/rate-limit.js';
 import { MAX_METRIC_NAMES_PER_APP } from './store/metric-index.js';
 
@@ -19,6 +20,8 @@ export interface ServeConfig {
   readonly licenseKey?: string;
   readonly memoryLimit: string;
   readonly eventHarvestPeriodMs: number;
+  /** How often alert conditions are evaluated (TIMESLICE_ALERT_EVERY_MS, default one minute; 0 = never). */
+  readonly alertIntervalMs?: number;
   readonly logLevel: string;
   /** Worker threads that decode agent bodies; 0 decodes on the event loop. */
   readonly ingestWorkers: number;
@@ -32,6 +35,11 @@ export interface ServeConfig {
   readonly browserOrigin?: string;
   /** Moving old timeslices into clustered order (TIMESLICE_COMPACT_EVERY_MS, 0 = off; TIMESLICE_COMPACT_AFTER_MS). */
   readonly compaction: CompactorOptions;
+  /**
+   * Rollups and retention: TIMESLICE_UPKEEP_EVERY_MS (0 = only `timeslice maintain`), TIMESLICE_ROLLUP_AFTER_MS,
+   * TIMESLICE_RETENTION (`minute=8d,hourly=90d,key=forever,events=8d,Log=30d,traces=8d`; README.md, docs/limits.md).
+   */
+  readonly upkeep: UpkeepOptions;
   /** REST v2 and Deployments v0 end of life (TIMESLICE_REST_SUNSET): `date` (410 from 2027-08-01), `never`, `now`. */
   readonly restSunset: SunsetMode;
   /** Queries running at once per node and per account, and how long and how many wait (TIMESLICE_QUERY_*). */
@@ -77,6 +85,14 @@ function milliseconds(text: string | undefined, fallback: number, name: string):
   if (text === undefined || text === '') return fallback;
   if (!/^\d+$/.test(text)) throw new ConfigError(`${name} must be a whole number of milliseconds, got '${text}'`);
   return Number(text);
+}
+
+function retention(text: string | undefined): UpkeepOptions['retention'] {
+  try {
+    return parseRetention(text ?? '', DEFAULT_UPKEEP.retention);
+  } catch (error) {
+    throw new ConfigError(`TIMESLICE_RETENTION: ${(error as Error).message}`);
+  }
 }
 
 function count(text: string | undefined, fallback: number, name: string, min: number): number {
@@ -165,6 +181,7 @@ export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv): S
     ...(env.TIMESLICE_LICENSE_KEY ? { licenseKey: env.TIMESLICE_LICENSE_KEY } : {}),
     memoryLimit: env.TIMESLICE_MEMORY_LIMIT || defaultMemoryLimit(totalmem()),
     eventHarvestPeriodMs: Number(period),
+    alertIntervalMs: milliseconds(env.TIMESLICE_ALERT_EVERY_MS, 60_000, 'TIMESLICE_ALERT_EVERY_MS'),
     logLevel: env.TIMESLICE_LOG_LEVEL || 'warn',
     ingestWorkers: ingestWorkers(env.TIMESLICE_INGEST_WORKERS),
     certHosts: (env.TIMESLICE_CERT_HOSTS ?? '').split(',').map((h) => h.trim()).filter(Boolean),
@@ -172,6 +189,12 @@ export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv): S
     compaction: {
       intervalMs: milliseconds(env.TIMESLICE_COMPACT_EVERY_MS, DEFAULT_COMPACTION.intervalMs, 'TIMESLICE_COMPACT_EVERY_MS'),
       minAgeMs: milliseconds(env.TIMESLICE_COMPACT_AFTER_MS, DEFAULT_COMPACTION.minAgeMs, 'TIMESLICE_COMPACT_AFTER_MS'),
+    },
+    upkeep: {
+      ...DEFAULT_UPKEEP,
+      intervalMs: milliseconds(env.TIMESLICE_UPKEEP_EVERY_MS, DEFAULT_UPKEEP.intervalMs, 'TIMESLICE_UPKEEP_EVERY_MS'),
+      rollupDelayMs: milliseconds(env.TIMESLICE_ROLLUP_AFTER_MS, DEFAULT_UPKEEP.rollupDelayMs, 'TIMESLICE_ROLLUP_AFTER_MS'),
+      retention: retention(env.TIMESLICE_RETENTION),
     },
     restSunset: sunsetMode(env.TIMESLICE_REST_SUNSET),
     queryAdmission: queryAdmission(env),

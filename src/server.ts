@@ -6,6 +6,8 @@ import { deploymentsV0Plugin } from './api/deployments-v0.js';
 import { collectorDeploymentsPlugin } from './api/rest/deployment-routes.js';
 import { createRateLimits } from './http/rate-limit.js';
 import { ApiUsageRecorder } from './api/rest/api-usage.js';
+import { AlertService } from './alerts/alert-service.js';
+import type { WebhookOptions } from './alerts/webhook-sender.js';
 import { systemClock, type Clock } from './clock.js';
 import type { ServeConfig } from './config.js';
 import { inlineDecoder, WorkerDecoderPool, type AgentDecoder } from './ingest/agent/agent-decoder.js';
@@ -51,6 +53,8 @@ export interface RunningServer {
   readonly api: FastifyInstance;
   /** Records REST v2 and v0 calls; `flush()` writes the ones waiting for their batch now. */
   readonly apiUsage: ApiUsageRecorder;
+  /** Alerting: conditions evaluated every minute; `evaluateOnce()` runs a cycle now. */
+  readonly alerts: AlertService;
   /** Moves old timeslices into clustered order on a timer; `compactOnce()` runs it now. */
   readonly compactor: Pick<Store, 'compactOnce'>;
   /** Admits the queries of every surface (TIMESLICE_QUERY_*). */
@@ -64,6 +68,10 @@ export interface StartOptions {
   readonly logger?: FastifyBaseLogger;
   /** Rows the batch writer queues at most (default MAX_QUEUED_ROWS); tests lower it to reach it with small payloads. */
   readonly maxQueuedRows?: number;
+  /** How often alert conditions are evaluated (default one minute; 0 = only on `alerts.evaluateOnce()`). */
+  readonly alertIntervalMs?: number;
+  /** Webhook timeouts, retries and answer size (default DEFAULT_WEBHOOK_OPTIONS); tests shorten them. */
+  readonly alertWebhook?: WebhookOptions;
 }
 
 /** Opens the store and starts both listeners: the HTTP API and the HTTPS agent collector. */
@@ -73,7 +81,7 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
   await preparePrivateDataDir(config.dataDir);
   const databasePath = join(config.dataDir, 'timeslice.duckdb');
   const store = await openStore({
-    engine: config.store, dataDir: config.dataDir, memoryLimit: config.memoryLimit, clock, compaction: config.compaction,
+    engine: config.store, dataDir: config.dataDir, memoryLimit: config.memoryLimit, clock, compaction: config.compaction, upkeep: config.upkeep,
     maxMetricNamesPerApp: config.maxMetricNamesPerApp, ...(options.maxQueuedRows !== undefined ? { maxQueuedRows: options.maxQueuedRows } : {}),
     ...(config.duckdbThreads ? { threads: config.duckdbThreads } : {}),
   });
@@ -81,6 +89,7 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
   let collector: FastifyInstance | undefined;
   let api: FastifyInstance | undefined;
   let decoder: AgentDecoder | undefined;
+  let alerts: AlertService | undefined;
   try {
     if (!(store instanceof DuckDbStore)) throw new Error(`store engine ${store.engine} has no database to show`);
     const { catalog, metrics, entities, writer, executor, deployments, traces } = store;
@@ -140,9 +149,22 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
       catalog, writer, metrics, clock, agentFiles, obfuscationKeys, browserApplications: entities.browserApplications,
     }));
     await collector.register(collectorDeploymentsPlugin({ catalog, deployments, nrql, clock, sunset: config.restSunset, usage: apiUsage, limiter: rateLimits.rest }));
+    // Conditions' queries go through the same NRQL engine and admission as every other query (one at a
+    // time: a cycle is sequential).
+    alerts = await AlertService.open({
+      records: store.alerts,
+      nrql,
+      clock,
+      intervalMs: options.alertIntervalMs ?? config.alertIntervalMs ?? 60_000,
+      log: (message, error) => logger.warn({ err: error }, message),
+      writeEvents: (rows) => writer.write(rows),
+      ...(options.alertWebhook ? { webhook: options.alertWebhook } : {}),
+      // The API's address once it listens (its port may be chosen by the system).
+      origin: () => `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${apiPort}`,
+    });
     api = await buildApiApp({
       catalog, metrics, executor, clock, entities, ready: () => ready, logger,
-      deployments, traces, writer, restSunset: config.restSunset, apiUsage, rateLimits, admission, browser: { agentFiles, obfuscationKeys },
+      deployments, traces, writer, restSunset: config.restSunset, apiUsage, rateLimits, alerts, admission, upkeep: store, browser: { agentFiles, obfuscationKeys },
     });
     await collector.listen({ host: config.host, port: config.collectorPort });
     collectorPort = (collector.server.address() as { port: number }).port;
@@ -150,11 +172,13 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
     apiPort = (api.server.address() as { port: number }).port;
     ready = true;
     store.start();
+    alerts.start();
     const urlHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host;
     const collectorHost = urlHost === '127.0.0.1' ? 'localhost' : urlHost;
     const d = decoder;
     const c = collector;
     const a = api;
+    const alerting = alerts;
     let closing: Promise<void> | undefined;
     return {
       apiUrl: `http://${urlHost}:${apiPort}`,
@@ -164,12 +188,13 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
       certPath: tls.certPath,
       databasePath,
       createdKeys: keysToShow,
-      store, db: store.db, catalog, metrics, entities, writer, api: a, compactor: store, apiUsage, admission,
+      store, db: store.db, catalog, metrics, entities, writer, api: a, compactor: store, apiUsage, admission, alerts: alerting,
       close: () => (closing ??= (async () => {
         ready = false;
         await c.close();
         await a.close();
         await d.close();
+        await alerting.stop();
         await store.close();
       })()),
     };
@@ -177,6 +202,7 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
     await collector?.close().catch(() => undefined);
     await api?.close().catch(() => undefined);
     await decoder?.close().catch(() => undefined);
+    await alerts?.stop().catch(() => undefined);
     await store.close().catch(() => undefined);
     throw error;
   }

@@ -12,11 +12,14 @@ import type { MetricIndex } from '../store/metric-index.js';
 import type { PlanExecutor } from '../store/plan-executor.js';
 import type { TraceStore } from '../store/traces.js';
 import { storeDictionaries } from '../nrql/dictionaries.js';
+import type { AlertService } from '../alerts/alert-service.js';
 import { NrqlEngine } from '../nrql/nrql-engine.js';
 import { admittedExecutor, defaultAdmissionLimits, QueryAdmission } from '../nrql/query-admission.js';
 import { fastifyBaseOptions } from '../http/fastify-options.js';
 import { createRateLimits, type RateLimits } from '../http/rate-limit.js';
 import { registerNrqlRoute } from '../api/nrql-route.js';
+import { registerStoreRoutes } from '../api/store-route.js';
+import type { Store } from '../store/store.js';
 import { registerApplicationRoutes } from '../api/rest/application-routes.js';
 import { registerBrowserApplicationRoutes } from '../api/rest/browser-application-routes.js';
 import { registerHostRoutes } from '../api/rest/host-routes.js';
@@ -57,6 +60,10 @@ export interface ApiDeps {
   readonly apiUsage: ApiUsageRecorder;
   /** The browser agent's loaders and beacons (docs/browser.md); left out, neither is served. */
   readonly browser?: { readonly agentFiles: AgentFiles; readonly obfuscationKeys: ObfuscationKeys };
+  /** Alerting, for the graph API's alerts and aiIssues fields and entities' alertSeverity. */
+  readonly alerts?: AlertService;
+  /** The store's upkeep (`timeslice status`, `timeslice maintain`); without it those routes are absent. */
+  readonly upkeep?: Pick<Store, 'status' | 'maintain'>;
   /** Error traces, transaction traces and slow SQL, for the web UI. */
   readonly traces: TraceStore;
   /** Admits queries of every surface (NRQL route, graph, REST metric data); without one, the defaults for this machine. */
@@ -98,6 +105,7 @@ export async function buildApiApp(deps: ApiDeps): Promise<FastifyInstance> {
   const admitted = { ...deps, executor: admittedExecutor(deps.executor, admission) };
   const limits = deps.rateLimits ?? createRateLimits(deps.clock);
   registerNrqlRoute(app, { catalog: deps.catalog, nrql, limiter: limits.nrql });
+  if (deps.upkeep) registerStoreRoutes(app, { catalog: deps.catalog, store: deps.upkeep });
   registerTracesRoute(app, { catalog: deps.catalog, traces: deps.traces, clock: deps.clock, limiter: limits.nrql });
   await app.register(async (graph) => graphPlugin(graph, {
     ...deps,

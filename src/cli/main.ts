@@ -3,6 +3,7 @@ import { ConfigError, resolveServeConfig, storeEngine } from '../config.js';
 import { serveCommand } from './serve.js';
 import { demoCommand } from './demo.js';
 import { queryCommand } from './query.js';
+import { storeCommand } from './store-commands.js';
 import { StoreLockedError } from '../store/store.js';
 
 const USAGE = `Usage: timeslice <command> [options]
@@ -11,6 +12,8 @@ Commands:
   serve   Run the service: HTTP API and HTTPS agent collector on the embedded store
   demo    Run the service with an instrumented app and live traffic, to see data within two minutes
   query   Run one NRQL query on a running service: timeslice query "SELECT count(*) FROM Transaction"
+  status  Show the store: size, rows and oldest data per table, retention, last rollup and deletion runs
+  maintain  Roll up closed hours and delete expired data now
 
 Options (serve, demo):
   --host <addr>            listen address            (TIMESLICE_HOST, default 127.0.0.1)
@@ -27,6 +30,7 @@ Options (query):
   --api-key <key>          a user API key            (TIMESLICE_API_KEY)
   --data <dir>             read a data directory directly instead (only while no service runs on it)
   --timeout <seconds>      statement timeout         (default 30)
+Options (status, maintain): --json, --url, --api-key, --data as for query.
 
 Environment: TIMESLICE_API_KEY and TIMESLICE_LICENSE_KEY set account 1's keys (emulator mode).
 `;
@@ -77,6 +81,24 @@ export async function run(argv: readonly string[]): Promise<number> {
           ...(values.data !== undefined ? { dataDir: values.data, store: storeEngine(process.env.TIMESLICE_STORE) } : {}),
           ...(values.account !== undefined ? { accountId: Number(values.account) } : {}),
           ...(values.timeout !== undefined ? { timeoutSeconds: Number(values.timeout) } : {}),
+        });
+      }
+      case 'status':
+      case 'maintain': {
+        const { values } = parseArgs({
+          args: [...rest],
+          options: { json: { type: 'boolean' }, url: { type: 'string' }, 'api-key': { type: 'string' }, data: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+          strict: true,
+        });
+        if (values.help) return usage(0);
+        return await storeCommand({
+          command,
+          url: values.url ?? process.env.TIMESLICE_URL ?? `http://127.0.0.1:${process.env.TIMESLICE_PORT || '3000'}`,
+          apiKey: values['api-key'] ?? process.env.TIMESLICE_API_KEY,
+          json: values.json ?? false,
+          ...(values.data !== undefined
+            ? { dataDir: values.data, store: storeEngine(process.env.TIMESLICE_STORE), upkeep: resolveServeConfig({}, process.env).upkeep }
+            : {}),
         });
       }
       case undefined:

@@ -33,13 +33,34 @@ export interface ExecuteDeps {
 /** Runs an analyzed query's plans and shapes their columns as NerdGraph's results. */
 export async function execute(query: AnalyzedQuery, deps: ExecuteDeps): Promise<NrqlResult> {
   switch (query.kind) {
-    case 'aggregate':
-      return executeAggregate(query, deps);
+    case 'aggregate': {
+      const answered = new Set<string>();
+      const executor: PlanExecutor = {
+        aggregate: async (plan, options) => {
+          const columns = await deps.executor.aggregate(plan, options);
+          if (columns.resolution) answered.add(columns.resolution);
+          return columns;
+        },
+        rows: (plan, options) => deps.executor.rows(plan, options),
+        regexError: (pattern) => deps.executor.regexError(pattern),
+      };
+      const result = await executeAggregate(query, { ...deps, executor });
+      const message = resolutionMessage(answered);
+      return message ? { ...result, metadata: { ...result.metadata, messages: [...result.metadata.messages, message] } } : result;
+    }
     case 'rows':
       return executeRows(query, deps);
     case 'showEventTypes':
       return showEventTypes(query, deps);
   }
+}
+
+/** Metric queries answered partly or wholly from hourly rollups say so (`plan/resolution.ts`). */
+function resolutionMessage(answered: ReadonlySet<string>): string | undefined {
+  if (answered.has('mixed') || (answered.has('hour') && answered.has('minute'))) {
+    return 'Metric timeslices were read from hourly rollups for the whole hours they hold and at 1-minute resolution for the rest of the window';
+  }
+  return answered.has('hour') ? 'Metric timeslices were read from hourly rollups' : undefined;
 }
 
 /**

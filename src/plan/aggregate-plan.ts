@@ -1,7 +1,11 @@
 import { aggregateKey, and, type AggregateCall, type OutputExpr, type Predicate, type RowExpr } from './expressions.js';
 
-/** Stored timeslices: one summary per metric per minute (and host, instance, scope). */
-export interface TimesliceSource { readonly kind: 'timeslices' }
+/**
+ * Stored timeslices: one summary per metric per minute (and host, instance, scope). With `hourly`,
+ * rows of that part of the window are read from hourly rollups instead (whole hours, chosen by
+ * `plan/resolution.ts`), the rest of the window from 1-minute timeslices.
+ */
+export interface TimesliceSource { readonly kind: 'timeslices'; readonly hourly?: TimeWindow }
 /**
  * Stored events of these types (NRQL `FROM Transaction, PageView`), as one stream of rows.
  * Field names are NRQL attribute names (`duration`, `request.uri`); which column or attribute

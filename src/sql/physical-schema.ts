@@ -1,4 +1,5 @@
 import type { PlanSource } from '../plan/aggregate-plan.js';
+import type { RowExpr } from '../plan/expressions.js';
 
 /**
  * Where the rows of a plan source live in an engine's tables: what the generic renderer needs to
@@ -32,7 +33,14 @@ export interface SourceBranch {
   /** Rows of this branch are those of the table whose `column` equals `value` (custom event types). */
   readonly typeColumn?: { readonly column: string; readonly value: string };
   readonly typed: Readonly<Record<string, TypedColumn>>;
+  /** Fields this branch computes from its other fields (what another branch of the source stores). */
+  readonly computed?: Readonly<Record<string, RowExpr>>;
   readonly attributeMaps: readonly string[];
+  /**
+   * Rows of this branch count only inside (`inside: true`) or only outside this part of the plan's
+   * window: hourly rollups answer their hours, 1-minute tables the rest (`TimesliceSource.hourly`).
+   */
+  readonly timeRange?: { readonly beginMs: number; readonly endMs: number; readonly inside: boolean };
 }
 
 /**

@@ -175,6 +175,12 @@ function branchConditions(plan: Filtered, branch: SourceBranch, scope: Scope): s
     `${time} >= ${bind({ timestampMs: plan.window.beginMs })}`,
     `${time} < ${bind({ timestampMs: plan.window.endMs })}`,
   ];
+  if (branch.timeRange) {
+    const { beginMs, endMs, inside } = branch.timeRange;
+    conditions.push(inside
+      ? `${time} >= ${bind({ timestampMs: beginMs })} AND ${time} < ${bind({ timestampMs: endMs })}`
+      : `(${time} < ${bind({ timestampMs: beginMs })} OR ${time} >= ${bind({ timestampMs: endMs })})`);
+  }
   if (branch.typeColumn) conditions.push(`${q(branch.typeColumn.column)} = ${bind(branch.typeColumn.value)}`);
   if (plan.where.kind !== 'true') conditions.push(renderPredicate(plan.where, scope));
   return conditions;
@@ -193,10 +199,13 @@ function renderFrom(plan: Filtered, source: PhysicalSource, leaves: readonly Row
     const branch = source.branches[0]!;
     const scope = branchScope(branch, dialect, bind);
     const from = () => {
-      const where = `WHERE ${branchConditions(plan, branch, scope).join(' AND ')}`;
-      return source.branches.length === 1
-        ? `FROM ${q(branch.table)}\n${where}`
-        : `FROM (${source.branches.map((b) => `SELECT * FROM ${q(b.table)} ${where}`).join(' UNION ALL ')}) AS ${q('source')}`;
+      if (source.branches.length === 1) return `FROM ${q(branch.table)}\nWHERE ${branchConditions(plan, branch, scope).join(' AND ')}`;
+      // Branches without a time range of their own share one condition (and its placeholders).
+      let shared: string | undefined;
+      const where = (b: SourceBranch) => (b.timeRange
+        ? `WHERE ${branchConditions(plan, b, scope).join(' AND ')}`
+        : (shared ??= `WHERE ${branchConditions(plan, b, scope).join(' AND ')}`));
+      return `FROM (${source.branches.map((b) => `SELECT * FROM ${q(b.table)} ${where(b)}`).join(' UNION ALL ')}) AS ${q('source')}`;
     };
     return { from, scope };
   }
@@ -215,7 +224,7 @@ function renderFrom(plan: Filtered, source: PhysicalSource, leaves: readonly Row
 
 function branchScope(branch: SourceBranch, dialect: Dialect, bind: Bind): Scope {
   const q = (name: string) => dialect.quoteIdentifier(name);
-  return {
+  const scope: Scope = {
     dialect,
     bind,
     timeSql: q(branch.timeColumn),
@@ -224,10 +233,13 @@ function branchScope(branch: SourceBranch, dialect: Dialect, bind: Bind): Scope 
       if (name === 'timestamp') return dialect.convert(dialect.epochMs(q(branch.timeColumn)), 'integer', type);
       const typed = branch.typed[name];
       if (typed) return dialect.convert(q(typed.column), typed.kind, type);
+      const computed = branch.computed?.[name];
+      if (computed) return renderRow(computed, scope);
       if (branch.attributeMaps.length === 0) return 'NULL';
       return dialect.jsonAttribute(branch.attributeMaps.map(q), bind(dialect.jsonPath(name)), type);
     },
   };
+  return scope;
 }
 
 /** A scope whose fields are columns a subquery projected: `leafSql` names the column of each leaf. */

@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.js';
 import type { IdleExpiry } from './catalog/agent-runs.js';
 import { DuckDbStore } from './duckdb/duckdb-store.js';
-import type { CompactorOptions, Store, StoreEngine } from './store.js';
+import type { CompactorOptions, Store, StoreEngine, UpkeepOptions } from './store.js';
 
 /** How often idle agent runs and instances are looked for, by default. */
 export const EXPIRE_EVERY_MS = 10 * 60_000;
@@ -14,6 +14,8 @@ export interface StoreOptions {
   readonly threads?: number;
   readonly clock: Clock;
   readonly compaction?: CompactorOptions;
+  /** Rollups and retention (default `DEFAULT_UPKEEP`). */
+  readonly upkeep?: UpkeepOptions;
   readonly expiry?: IdleExpiry;
   /** Rows the batch writer queues at most (default `MAX_QUEUED_ROWS`). */
   readonly maxQueuedRows?: number;

@@ -1,4 +1,5 @@
 import type { AggregatePlan, RowsPlan } from '../plan/aggregate-plan.js';
+import type { TimesliceResolution } from '../plan/resolution.js';
 
 /**
  * The storage seam of the query path: what the query stages (NRQL, REST, the graph API) need
@@ -20,6 +21,8 @@ export interface AggregateColumns {
   readonly groups: readonly (readonly PlainValue[])[];
   readonly buckets: readonly number[] | undefined;
   readonly aggregates: readonly (readonly (number | null)[])[];
+  /** For a timeslice plan: whether 1-minute timeslices, hourly rollups or both answered it (`plan/resolution.ts`). */
+  readonly resolution?: TimesliceResolution;
 }
 
 /**

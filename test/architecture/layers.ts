@@ -10,7 +10,7 @@ import type { Exception, ModuleRule } from './import-graph.js';
  * them (app/, server.ts, config.ts) and the CLI.
  */
 const LOWER = ['clock', 'domain', 'plan', 'sql', 'security', 'store'] as const;
-const SURFACE_MAY_IMPORT = [...LOWER, 'nrql', 'applications', 'http'] as const;
+const SURFACE_MAY_IMPORT = [...LOWER, 'nrql', 'applications', 'alerts', 'http'] as const;
 
 export const MODULES: Readonly<Record<string, ModuleRule>> = {
   clock: { paths: ['clock.ts'], mayImport: [] },
@@ -25,6 +25,9 @@ export const MODULES: Readonly<Record<string, ModuleRule>> = {
   'duckdb-package': { paths: ['@duckdb/node-api'], mayImport: [], packages: true },
   nrql: { paths: ['nrql'], mayImport: ['clock', 'domain', 'plan', 'sql', 'store'] },
   applications: { paths: ['applications'], mayImport: ['clock', 'domain', 'plan', 'nrql', 'store'] },
+  // Alerting's service: evaluates conditions through NRQL, keeps its state in the store, sends webhooks.
+  // Its pure model and evaluator live in domain/alerts; the surfaces render it.
+  alerts: { paths: ['alerts'], mayImport: ['clock', 'domain', 'plan', 'nrql', 'store'] },
   http: { paths: ['http'], mayImport: ['clock', 'domain'] },
 
   // Surfaces. Deployments v0 is REST's legacy sibling: it shares REST's errors, sunset headers and usage record.
@@ -32,6 +35,8 @@ export const MODULES: Readonly<Record<string, ModuleRule>> = {
   'api/graphql': { paths: ['api/graphql'], mayImport: SURFACE_MAY_IMPORT },
   'api/nrql-route': { paths: ['api/nrql-route.ts'], mayImport: SURFACE_MAY_IMPORT },
   'api/index-page': { paths: ['api/index-page.ts'], mayImport: SURFACE_MAY_IMPORT },
+  // The store's upkeep over HTTP (`timeslice status`, `timeslice maintain`).
+  'api/store-route': { paths: ['api/store-route.ts'], mayImport: SURFACE_MAY_IMPORT },
   // The web UI's server side: its bundle and the reads its pages make beside NRQL.
   'api/ui': { paths: ['api/ui'], mayImport: SURFACE_MAY_IMPORT },
   // The ingest surfaces share what sits directly in ingest/ (the limits of what may be stored); nothing else reads it.
@@ -51,6 +56,7 @@ export const MODULES: Readonly<Record<string, ModuleRule>> = {
       'api/graphql',
       'api/nrql-route',
       'api/index-page',
+      'api/store-route',
       'api/ui',
       'ingest/agent',
       'ingest/event-api',

@@ -39,7 +39,7 @@ const RUNS = Number(process.env.GRAPH_FUZZ_RUNS ?? scaledRuns(1500));
 /** What a client may see: GraphQL answers 200; the transport refuses with these. */
 const ALLOWED_STATUSES = new Set([200, 400, 401, 405, 413, 415, 429]);
 /** docs/graph-api.md's error classes, without the one that means a bug. */
-const DOCUMENTED_CLASSES = new Set(['INVALID_INPUT', 'NOT_FOUND', 'FORBIDDEN', 'UNAUTHORIZED', 'TIMEOUT', 'TOO_MANY_REQUESTS']);
+const DOCUMENTED_CLASSES = new Set(['INVALID_INPUT', 'BAD_USER_INPUT', 'NOT_FOUND', 'FORBIDDEN', 'UNAUTHORIZED', 'TIMEOUT', 'TOO_MANY_REQUESTS']);
 
 /** HttpDispatcher calls of account 1's applications in 14:25–14:27 (graph-scenario.ts): 10 + 6 + 24. */
 const CALLS_QUERY = `SELECT count(newrelic.timeslice.value) AS calls FROM Metric WHERE metricTimesliceName = 'HttpDispatcher' SINCE ${nrqlTime(25)} UNTIL ${nrqlTime(27)}`;

@@ -1,7 +1,7 @@
 import { deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import {
-  getNamedType, isEnumType, isInputObjectType, isInterfaceType, isLeafType, isListType, isNonNullType, isObjectType, isScalarType,
+  getNamedType, isEnumType, isInputObjectType, isInterfaceType, isLeafType, isUnionType, isListType, isNonNullType, isObjectType, isScalarType,
   type GraphQLArgument, type GraphQLField, type GraphQLInputType, type GraphQLInterfaceType, type GraphQLNamedType,
   type GraphQLObjectType, type GraphQLSchema,
 } from 'graphql';
@@ -431,6 +431,12 @@ function fieldSelection(
   }
   const named = getNamedType(field.type);
   if (isLeafType(named)) return { text: `${prefix}${field.name}${args}${directive}`, key, child: undefined, always };
+  // A union (alerting's auth and error payloads): its members share no field but __typename.
+  if (isUnionType(named)) {
+    const child = newShape();
+    child.always.add('__typename');
+    return { text: `${prefix}${field.name}${args}${directive} { __typename }`, key, child, always };
+  }
   const inner = selectionSet(b, named as GraphQLObjectType | GraphQLInterfaceType, depth + 1);
   return { text: `${prefix}${field.name}${args}${directive} ${inner.text}`, key, child: inner.shape, always };
 }

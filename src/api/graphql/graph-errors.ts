@@ -7,6 +7,8 @@ import { GraphQLError } from 'graphql';
  */
 export type GraphErrorClass =
   | 'INVALID_INPUT'
+  /** NerdGraph's alerting validation and not-found class (client-go maps it to NotFound when the message says so). */
+  | 'BAD_USER_INPUT'
   | 'NOT_FOUND'
   | 'FORBIDDEN'
   | 'UNAUTHORIZED'

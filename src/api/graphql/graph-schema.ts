@@ -5,6 +5,8 @@ import {
   type GraphQLInputObjectType, type GraphQLInputType, type GraphQLSchema,
 } from 'graphql';
 import { actorResolvers } from './resolvers/actor-resolvers.js';
+import { alertResolvers } from './resolvers/alert-resolvers.js';
+import { notificationResolvers } from './resolvers/notification-resolvers.js';
 import { compatResolvers } from './resolvers/compat-resolvers.js';
 import { deploymentResolvers } from './resolvers/deployment-resolvers.js';
 import { entityTypeResolvers } from './resolvers/entity-resolvers.js';
@@ -23,7 +25,7 @@ export function schemaSdl(): string {
 export function buildGraphSchema(): GraphQLSchema {
   return acceptSingleItems(makeExecutableSchema({
     typeDefs: schemaSdl(),
-    resolvers: [SCALARS, actorResolvers, entityTypeResolvers, settingsResolvers, deploymentResolvers, mutationResolvers, compatResolvers],
+    resolvers: [SCALARS, actorResolvers, entityTypeResolvers, settingsResolvers, deploymentResolvers, mutationResolvers, compatResolvers, alertResolvers, notificationResolvers],
     resolverValidationOptions: { requireResolversToMatchSchema: 'error', requireResolversForResolveType: 'error' },
   }));
 }

@@ -1,3 +1,4 @@
+import type { AlertService } from '../../alerts/alert-service.js';
 import type { Clock } from '../../clock.js';
 import type { NrqlEngine } from '../../nrql/nrql-engine.js';
 import type { Catalog } from '../../store/catalog.js';
@@ -16,6 +17,8 @@ export interface GraphServices {
   readonly entities: EntityStores;
   readonly deployments: Deployments;
   readonly nrql: NrqlEngine;
+  /** Alerting: policies, conditions, issues; absent where no alert engine runs. */
+  readonly alerts?: AlertService;
   /** NRQL queries run with `async: true` that outlived their timeout. */
   readonly asyncQueries: AsyncNrqlQueries;
 }

@@ -127,7 +127,8 @@ async function metricData(deps: MetricRouteDeps, ctx: RestContext, scope: Metric
     slices: window.slices,
     summarize: window.summarize,
   });
-  return { body, headers: nrqlHeaders(planned.metrics.map((m) => m.nrql)) };
+  // Which resolution answered: 1-minute timeslices, hourly rollups, or both (whole hours from rollups).
+  return { body, headers: { ...nrqlHeaders(planned.metrics.map((m) => m.nrql)), 'x-timeslice-resolution': result.resolution ?? 'minute' } };
 }
 
 /**

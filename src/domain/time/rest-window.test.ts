@@ -106,18 +106,26 @@ test('default period by range length, bounds inclusive', () => {
   for (const [range, period] of table) assert.equal(defaultPeriodSeconds(range, range), period, `range ${range}`);
 });
 
-test('a start older than 8 days with a range up to 4 days gives about 10 points', () => {
+test('a start older than 8 days with a range up to 4 days gives about 10 points of whole hours', () => {
   const old = 8 * DAY + 1;
-  assert.equal(defaultPeriodSeconds(HOUR, old), 360);
-  assert.equal(defaultPeriodSeconds(61_000, old), 60, 'rounded up to a whole minute');
-  assert.equal(defaultPeriodSeconds(HOUR + 1, old), 420);
-  assert.equal(defaultPeriodSeconds(4 * DAY, old), 34_560);
+  assert.equal(defaultPeriodSeconds(HOUR, old), 3600, 'rounded up to a whole hour');
+  assert.equal(defaultPeriodSeconds(61_000, old), 3600);
+  assert.equal(defaultPeriodSeconds(10 * HOUR, old), 3600);
+  assert.equal(defaultPeriodSeconds(10 * HOUR + 1, old), 7200);
+  assert.equal(defaultPeriodSeconds(4 * DAY, old), 36_000, '9.6 hours rounded up to 10');
   assert.equal(defaultPeriodSeconds(4 * DAY + 1, old), 3600, 'longer ranges keep the table');
   assert.equal(defaultPeriodSeconds(HOUR, 8 * DAY), 60, 'exactly 8 days is not older');
 
-  const w = resolveMetricWindow(series('2024-02-20T10:00:00Z', '2024-02-20T12:00:00Z'), NOW);
-  assert.equal(w.periodSeconds, 720);
-  assert.equal(w.slices.length, 10);
+  const w = resolveMetricWindow(series('2024-02-20T10:00:00Z', '2024-02-21T10:00:00Z'), NOW);
+  assert.equal(w.periodSeconds, 3 * 3600, '24 h / 10 = 2.4 h, rounded up to 3');
+  assert.equal(w.slices.length, 8);
+  // Whole hours on hour boundaries, ending at to's hour, reaching back past from: what rollups answer.
+  const unaligned = resolveMetricWindow(series('2024-02-20T10:20:00Z', '2024-02-20T14:50:00Z', '1900'), NOW);
+  assert.equal(unaligned.periodSeconds, 3600, 'a period rounds up to whole hours');
+  assert.deepEqual([unaligned.beginMs, unaligned.endMs], [at('2024-02-20T10:00:00Z'), at('2024-02-20T14:00:00Z')]);
+  assert.equal(unaligned.slices.length, 4);
+  const inside = resolveMetricWindow(series('2024-02-20T10:20:00Z', '2024-02-20T10:50:00Z'), NOW);
+  assert.deepEqual(inside.slices, [{ beginMs: at('2024-02-20T10:00:00Z'), endMs: at('2024-02-20T11:00:00Z') }]);
 });
 
 test('period: coarsens; one finer than the default is raised to it, and seconds round up to whole minutes', () => {
@@ -183,7 +191,12 @@ test('every series covers [beginMs, endMs) in whole, contiguous periods reaching
     assert.equal(w.beginMs % MINUTE, 0);
     assert.equal((w.endMs - w.beginMs) % periodMs, 0);
     assert.ok(w.beginMs <= fromMs && fromMs - w.beginMs < periodMs + MINUTE, `begin ${w.beginMs} from ${fromMs}`);
-    assert.ok(w.endMs <= toMs && toMs - w.endMs < MINUTE);
+    // A start older than 8 days: whole hours, as the hourly rollups hold that data.
+    const unit = NOW - fromMs > 8 * DAY ? HOUR : MINUTE;
+    assert.equal(w.endMs % unit, 0);
+    assert.equal(periodMs % unit, 0);
+    if (w.endMs > toMs) assert.ok(unit === HOUR && w.slices.length === 1 && w.endMs - toMs < HOUR && w.beginMs <= fromMs, 'a range inside one hour gets that hour');
+    else assert.ok(toMs - w.endMs < unit);
     assert.ok(w.slices.length >= 1);
     assert.equal(w.slices[0]?.beginMs, w.beginMs);
     assert.equal(w.slices.at(-1)?.endMs, w.endMs);

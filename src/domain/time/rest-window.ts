@@ -14,7 +14,11 @@
  *   ≤ 3 h → 60 s, ≤ 6 h → 120, ≤ 14 h → 300, ≤ 24 h → 600, ≤ 4 d → 1800, ≤ 7 d → 3600,
  *   ≤ 21 d → 10800, ≤ 42 d → 21600, ≤ 63 d → 43200, longer → 259200.
  * When the start is more than 8 days before now and the range is at most 4 days, the series has
- * about 10 points instead: range / 10 rounded up to whole minutes.
+ * about 10 points instead: range / 10 rounded up to whole hours. Data that old is kept as hourly
+ * rollups (1-minute timeslices are kept 8 days, store/store.ts DEFAULT_RETENTION): its periods are
+ * whole hours (a `period` is rounded up to hours) and the series ends at `to` floored to its hour,
+ * (a range inside one hour: that hour), so every slice is made of whole rollups and the store
+ * answers it from them.
  * A `period` parameter must be a positive whole number of seconds (422 otherwise). It is rounded up
  * to whole minutes and raised to that default when finer, so it can only coarsen (Grafana plugins
  * send their panel interval, e.g. 30 s, and New Relic answers them). It may exceed the range: the one slice then
@@ -118,7 +122,7 @@ const TIME_FORMAT = 'an ISO 8601 time such as 2024-03-05T14:00:00+00:00';
 
 export function defaultPeriodSeconds(rangeMs: number, startAgeMs: number): number {
   if (startAgeMs > OLD_DATA_AGE_MS && rangeMs <= OLD_DATA_MAX_RANGE_MS) {
-    return Math.ceil(rangeMs / OLD_DATA_POINTS / MINUTE_MS) * 60;
+    return Math.ceil(rangeMs / OLD_DATA_POINTS / HOUR_MS) * 3600;
   }
   for (const [maxRangeMs, seconds] of PERIOD_BY_RANGE) {
     if (rangeMs <= maxRangeMs) return seconds;
@@ -147,18 +151,22 @@ export function resolveMetricWindow(req: MetricWindowRequest, nowMs: number, lim
     return { ...base, beginMs: firstMinuteMs, periodSeconds: (endMs - firstMinuteMs) / SECOND_MS, slices: [{ beginMs: firstMinuteMs, endMs }] };
   }
 
-  const periodSeconds = resolvePeriod(req.period, defaultPeriodSeconds(rangeMs, nowMs - fromMs));
+  const old = nowMs - fromMs > OLD_DATA_AGE_MS;
+  const periodSeconds = resolvePeriod(req.period, defaultPeriodSeconds(rangeMs, nowMs - fromMs), old ? 3600 : 60);
   const periodMs = periodSeconds * SECOND_MS;
-  const count = Math.ceil((endMs - firstMinuteMs) / periodMs);
+  // Old data is kept as hourly rollups: its slices are whole hours on hour boundaries.
+  // A range inside one hour gets that hour.
+  const seriesEndMs = !old ? endMs : Math.floor(toMs / HOUR_MS) * HOUR_MS > firstMinuteMs ? Math.floor(toMs / HOUR_MS) * HOUR_MS : Math.ceil(toMs / HOUR_MS) * HOUR_MS;
+  const count = Math.max(1, Math.ceil((seriesEndMs - firstMinuteMs) / periodMs));
   const maxSlices = limits.maxSlices ?? MAX_SLICES;
   if (count > maxSlices) {
     throw new WindowError('period', `The time range holds ${count} slices of ${periodSeconds} seconds; at most ${maxSlices} are returned: shorten the range, give a larger period, or summarize`);
   }
-  const beginMs = endMs - count * periodMs;
+  const beginMs = seriesEndMs - count * periodMs;
   if (beginMs < EARLIEST_TIME_MS) throw new WindowError('period', 'The series would reach back before 0000-01-01: give a later from or a shorter period');
   const slices: TimeSlice[] = [];
   for (let k = 0; k < count; k++) slices.push({ beginMs: beginMs + k * periodMs, endMs: beginMs + (k + 1) * periodMs });
-  return { ...base, beginMs, periodSeconds, slices };
+  return { ...base, endMs: seriesEndMs, beginMs, periodSeconds, slices };
 }
 
 function parseTime(parameter: 'from' | 'to', text: string): number {
@@ -170,13 +178,13 @@ function parseTime(parameter: 'from' | 'to', text: string): number {
   return ms;
 }
 
-function resolvePeriod(text: string | undefined, minimumSeconds: number): number {
+function resolvePeriod(text: string | undefined, minimumSeconds: number, unitSeconds: number): number {
   if (text === undefined) return minimumSeconds;
   const seconds = /^[0-9]+$/.test(text) ? Number(text) : NaN;
   if (!Number.isSafeInteger(seconds) || seconds <= 0) throw new WindowError('period', 'Invalid period: expected a whole number of seconds');
   if (seconds > MAX_PERIOD_SECONDS) throw new WindowError('period', `Invalid period: at most ${MAX_PERIOD_SECONDS} seconds (366 days)`);
   // Grafana plugins send their panel interval as is (20, 30 s); New Relic answers them, so round up.
-  return Math.max(minimumSeconds, Math.ceil(seconds / 60) * 60);
+  return Math.max(minimumSeconds, Math.ceil(seconds / unitSeconds) * unitSeconds);
 }
 
 function floorMinute(ms: number): number {

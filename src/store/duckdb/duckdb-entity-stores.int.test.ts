@@ -316,7 +316,7 @@ test('migration 7 upgrades a version-6 store with rows: settings at their defaul
   const db = await Database.open({ path });
   t.after(() => db.close());
   const versions = await db.all<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version');
-  assert.deepEqual(versions.map((v) => v.version), [1, 2, 3, 4, 5, 6, 7]);
+  assert.deepEqual(versions.map((v) => v.version), MIGRATIONS.map((m) => m.version));
   assert.deepEqual(await db.all('SELECT kind, highest FROM entity_ids ORDER BY kind'), [
     { kind: 'browser_applications', highest: 3 }, { kind: 'key_transactions', highest: 5 }, { kind: 'mobile_applications', highest: 2 },
   ]);

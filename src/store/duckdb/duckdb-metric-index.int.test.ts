@@ -216,7 +216,7 @@ test('migration 2 backfills presence from the timeslices a migration-1 store hol
     name: 'legacy-app', agent_name: 'legacy-app', apdex_t: 0.25, end_user_apdex_t: 7, enable_real_user_monitoring: false, use_server_side_config: false,
   });
   const versions = await db.all<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version');
-  assert.deepEqual(versions.map((v) => v.version), [1, 2, 3, 4, 5, 6, 7]);
+  assert.deepEqual(versions.map((v) => v.version), MIGRATIONS.map((m) => m.version));
 });
 
 test('retired instances fold into their host, and into the application once the host is gone: names and last-reported times stay', async (t) => {

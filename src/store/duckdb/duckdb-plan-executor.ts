@@ -4,6 +4,7 @@ import {
 } from '@duckdb/node-api';
 import type { AggregatePlan, RowsPlan } from '../../plan/aggregate-plan.js';
 import { MERGEABLE_AGGREGATES } from '../../plan/expressions.js';
+import { chooseResolution, type TimesliceCoverage } from '../../plan/resolution.js';
 import type { RenderedSql, SqlParam } from '../../sql/dialect.js';
 import { renderAggregatePlan, renderRowsPlan, rowMapCount } from '../../sql/render-plan.js';
 import {
@@ -43,9 +44,16 @@ export class DuckDbPlanExecutor implements PlanExecutor {
   private opened = 0;
   private readonly checkedPatterns = new Map<string, string | undefined>();
 
-  constructor(private readonly db: Database, private readonly maxConnections = 4) {}
+  constructor(
+    private readonly db: Database,
+    private readonly maxConnections = 4,
+    /** What the rollups hold now; none: every plan reads 1-minute timeslices. */
+    private readonly coverage: () => TimesliceCoverage = () => ({ hourlyUntilMs: null, minuteFromMs: null }),
+  ) {}
 
-  async aggregate(plan: AggregatePlan, options: QueryOptions = {}): Promise<AggregateColumns> {
+  async aggregate(requested: AggregatePlan, options: QueryOptions = {}): Promise<AggregateColumns> {
+    const chosen = requested.source.kind === 'timeslices' ? chooseResolution(requested, this.coverage()) : undefined;
+    const plan = chosen?.plan ?? requested;
     const rendered = renderAggregatePlan(plan, this.dialect, this.schema);
     const columns = await this.run(rendered, options);
     const groupCount = plan.groupBy.length;
@@ -67,6 +75,7 @@ export class DuckDbPlanExecutor implements PlanExecutor {
       groups,
       buckets: hasBuckets ? await mapInSlices(at(groupCount), (v) => Number(v)) : undefined,
       aggregates,
+      ...(chosen ? { resolution: chosen.resolution } : {}),
     };
   }
 

@@ -5,8 +5,10 @@ import { Deployments } from '../deployments.js';
 import type { EntityStores } from '../entity-stores.js';
 import { Mutex } from '../mutex.js';
 import { DuckDbPlanExecutor } from './duckdb-plan-executor.js';
-import type { Store } from '../store.js';
+import type { Store, StoreStatus, UpkeepOptions, UpkeepReport } from '../store.js';
+import { stat } from 'node:fs/promises';
 import { Database } from './database.js';
+import { DuckDbAlertRecords } from './duckdb-alert-records.js';
 import { DuckDbBatchWriter } from './duckdb-batch-writer.js';
 import { DuckDbCatalog } from './duckdb-catalog.js';
 import { DuckDbChangeTrackingRecords } from './duckdb-change-tracking.js';
@@ -14,6 +16,7 @@ import { DuckDbTraceStore } from './duckdb-traces.js';
 import { loadDuckDbEntityStores } from './duckdb-entity-stores.js';
 import { DuckDbMetricIndex } from './duckdb-metric-index.js';
 import { TimesliceCompactor, type CompactorOptions } from './timeslice-compactor.js';
+import { TimesliceUpkeep } from './timeslice-upkeep.js';
 
 export interface DuckDbStoreOptions {
   /** The data directory: the store is `timeslice.duckdb` in it. */
@@ -23,6 +26,8 @@ export interface DuckDbStoreOptions {
   readonly threads?: number;
   readonly clock: Clock;
   readonly compaction?: CompactorOptions;
+  /** Rollups and retention (default `DEFAULT_UPKEEP`). */
+  readonly upkeep?: UpkeepOptions;
   readonly expiry?: IdleExpiry;
   /** Rows the batch writer queues at most (default `MAX_QUEUED_ROWS`). */
   readonly maxQueuedRows?: number;
@@ -51,19 +56,23 @@ export class DuckDbStore implements Store {
     readonly entities: EntityStores,
     readonly deployments: Deployments,
     readonly traces: DuckDbTraceStore,
+    readonly alerts: DuckDbAlertRecords,
     private readonly compactor: TimesliceCompactor,
+    /** Rollups and retention; for tests and tools that look at its state. */
+    readonly upkeep: TimesliceUpkeep,
     private readonly expireEveryMs: number,
+    private readonly path: string,
   ) {}
 
   static async open(options: DuckDbStoreOptions): Promise<DuckDbStore> {
-    const db = await Database.open({
-      path: join(options.dataDir, 'timeslice.duckdb'), memoryLimit: options.memoryLimit, ...(options.threads ? { threads: options.threads } : {}),
-    });
+    const path = join(options.dataDir, 'timeslice.duckdb');
+    const db = await Database.open({ path, memoryLimit: options.memoryLimit, ...(options.threads ? { threads: options.threads } : {}) });
     const writer = new DuckDbBatchWriter(db.appendConnection, options.maxQueuedRows);
     // Every DuckDB call holds one of libuv's 4 pool threads while it runs: with 4 long reads the
     // batch writer's BEGIN and COMMIT waited for one to end (ingest acks of minutes in
     // bench/starvation.ts). Three read connections leave one thread to ingest.
-    const executor = new DuckDbPlanExecutor(db, READ_CONNECTIONS);
+    let upkeep: TimesliceUpkeep | undefined;
+    const executor = new DuckDbPlanExecutor(db, READ_CONNECTIONS, () => upkeep?.coverage ?? { hourlyUntilMs: null, minuteFromMs: null });
     try {
       const clock = options.clock;
       const metrics = await DuckDbMetricIndex.load(db, writer, clock, {
@@ -80,7 +89,8 @@ export class DuckDbStore implements Store {
       catalog.retireForgottenInstances();
       const deployments = new Deployments(new DuckDbChangeTrackingRecords(db, writer), clock);
       const compactor = new TimesliceCompactor(db, clock, options.compaction, storeMaintenance);
-      return new DuckDbStore(db, writer, executor, catalog, metrics, entities, deployments, new DuckDbTraceStore(db), compactor, options.expireEveryMs);
+      upkeep = await TimesliceUpkeep.load(db, clock, options.upkeep, storeMaintenance);
+      return new DuckDbStore(db, writer, executor, catalog, metrics, entities, deployments, new DuckDbTraceStore(db), new DuckDbAlertRecords(db), compactor, upkeep, options.expireEveryMs, path);
     } catch (error) {
       executor.close();
       await writer.close().catch(() => undefined);
@@ -91,6 +101,7 @@ export class DuckDbStore implements Store {
 
   start(): void {
     this.compactor.start();
+    this.upkeep.start();
     if (this.expireEveryMs > 0 && !this.expiryTimer) {
       this.expiryTimer = setInterval(() => void this.catalog.expireIdle().catch(() => undefined), this.expireEveryMs);
       this.expiryTimer.unref();
@@ -101,6 +112,25 @@ export class DuckDbStore implements Store {
     return this.compactor.compactOnce();
   }
 
+  maintain(): Promise<UpkeepReport> {
+    return this.upkeep.runOnce();
+  }
+
+  async status(): Promise<StoreStatus> {
+    let sizeBytes = 0;
+    for (const file of [this.path, `${this.path}.wal`]) sizeBytes += await stat(file).then((s) => s.size, () => 0);
+    const runs = this.upkeep.lastRuns;
+    return {
+      engine: this.engine,
+      sizeBytes,
+      tables: await this.upkeep.tables(),
+      retention: this.upkeep.options.retention,
+      rolledUpUntilMs: runs.watermarkMs,
+      lastRollupMs: runs.lastRollupMs,
+      lastRetentionMs: runs.lastRetentionMs,
+    };
+  }
+
   expireIdle(): Promise<ExpiredEntries> {
     return this.catalog.expireIdle();
   }
@@ -109,6 +139,7 @@ export class DuckDbStore implements Store {
     return (this.closing ??= (async () => {
       clearInterval(this.expiryTimer);
       await this.compactor.stop();
+      await this.upkeep.stop();
       this.executor.close();
       await this.writer.close();
       await this.db.close();

@@ -314,4 +314,108 @@ INSERT INTO entity_ids
   UNION ALL SELECT 'browser_applications', coalesce(max(id), 0) FROM browser_applications;
 `,
   },
+  {
+    version: 8,
+    name: 'alerts: policies, conditions, evaluator state, incidents and issues',
+    sql: `
+-- One vocabulary (NerdGraph's); REST v2 renders the same rows (a REST violation is an incident, a REST
+-- incident an issue). Bodies are the domain objects as JSON (src/alerts/alert-model.ts); the columns
+-- beside them are what lookups filter on.
+CREATE SEQUENCE alert_policy_ids START 1;
+CREATE SEQUENCE alert_condition_ids START 1;
+CREATE TABLE alert_policies (
+  id INTEGER NOT NULL,
+  account_id INTEGER NOT NULL,
+  body VARCHAR NOT NULL,
+  created_at BIGINT NOT NULL,       -- epoch ms
+  updated_at BIGINT NOT NULL
+);
+CREATE TABLE alert_conditions (
+  id INTEGER NOT NULL,
+  account_id INTEGER NOT NULL,
+  policy_id INTEGER NOT NULL,
+  body VARCHAR NOT NULL,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL
+);
+-- Each condition's evaluator memory (signals, pending windows, run counts): evaluation resumes from it.
+CREATE TABLE alert_evaluator_states (
+  condition_id INTEGER NOT NULL,
+  state VARCHAR NOT NULL
+);
+CREATE TABLE alert_incidents (
+  id VARCHAR NOT NULL,
+  account_id INTEGER NOT NULL,
+  condition_id INTEGER NOT NULL,
+  issue_id VARCHAR,
+  opened_at BIGINT NOT NULL,        -- wall time detected, epoch ms
+  closed_at BIGINT,                 -- wall time the close was decided
+  body VARCHAR NOT NULL
+);
+CREATE TABLE alert_issues (
+  id VARCHAR NOT NULL,
+  account_id INTEGER NOT NULL,
+  state VARCHAR NOT NULL,
+  created_at BIGINT NOT NULL,
+  closed_at BIGINT,
+  body VARCHAR NOT NULL
+);
+-- Notification destinations, channels and workflows (NerdGraph's aiNotifications and aiWorkflows).
+CREATE TABLE alert_destinations (id VARCHAR NOT NULL, account_id INTEGER NOT NULL, body VARCHAR NOT NULL);
+CREATE TABLE alert_channels (id VARCHAR NOT NULL, account_id INTEGER NOT NULL, body VARCHAR NOT NULL);
+CREATE TABLE alert_workflows (id VARCHAR NOT NULL, account_id INTEGER NOT NULL, body VARCHAR NOT NULL);
+-- The notification outbox and log: one row per (issue, channel, trigger, issue updatedAt), written in
+-- the transaction of the issue change it announces, so a restart neither loses nor repeats one.
+CREATE TABLE alert_notifications (
+  key VARCHAR NOT NULL,
+  account_id INTEGER NOT NULL,
+  issue_id VARCHAR NOT NULL,
+  channel_id VARCHAR NOT NULL,
+  body VARCHAR NOT NULL,            -- the outbox entry as JSON: workflow, trigger, rendered payload
+  status VARCHAR NOT NULL,          -- PENDING, SENT or FAILED
+  attempts INTEGER NOT NULL,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL
+);
+`,
+  },
+  {
+    version: 9,
+    name: 'hourly timeslice rollups and maintenance state',
+    sql: `
+-- One row per (account, app, host, instance, metric, scope) and closed hour: the hour's timeslices merged
+-- with the summary algebra (sums of counts, totals, exclusives and squares; min of mins; max of maxes; for
+-- Apdex rows S, T, F summed and apdex_t kept in min/max). The columns of timeslices (ts is the hour), then
+-- the sum and the number of the minutes' exclusive time per call (exclusive / call_count where call_count
+-- is not 0), which REST's average_exclusive_time averages and no sum of the six numbers gives.
+CREATE TABLE timeslices_hourly (
+  account_id INTEGER NOT NULL,
+  app_id INTEGER NOT NULL,
+  host_id INTEGER NOT NULL,
+  instance_id INTEGER NOT NULL,
+  metric_id INTEGER NOT NULL,
+  scope_id INTEGER NOT NULL,
+  ts TIMESTAMP NOT NULL,
+  call_count DOUBLE NOT NULL,
+  total DOUBLE NOT NULL,
+  exclusive DOUBLE NOT NULL,
+  min DOUBLE NOT NULL,
+  max DOUBLE NOT NULL,
+  sum_of_squares DOUBLE NOT NULL,
+  exclusive_per_call DOUBLE,         -- NULL when no minute had calls
+  exclusive_per_call_points DOUBLE NOT NULL
+);
+-- Background upkeep, one row per task: how far it got and when it last ran. The rollup's watermark
+-- (hours before it are rolled up) commits in the transaction that writes the hour, so an hour is rolled
+-- up exactly once, whatever kills the process. An upgraded store starts with no watermark: the rollup
+-- begins at its oldest timeslice, and reads use 1-minute data until then, so answers do not change.
+CREATE TABLE store_maintenance (
+  task VARCHAR NOT NULL,            -- rollup or retention
+  watermark TIMESTAMP,
+  last_run_at TIMESTAMP,
+  last_rows BIGINT NOT NULL
+);
+INSERT INTO store_maintenance VALUES ('rollup', NULL, NULL, 0), ('retention', NULL, NULL, 0);
+`,
+  },
 ];

@@ -6,3 +6,5 @@ export const COMPACTED_TIMESLICES = 'timeslices_compacted';
 export const DAILY_TIMESLICES = 'timeslices_daily';
 /** Every table holding timeslices: each row is in exactly one. Readers union them. */
 export const TIMESLICE_TABLES = ['timeslices', COMPACTED_TIMESLICES, DAILY_TIMESLICES] as const;
+/** Hourly rollups of the three (`timeslice-upkeep.ts`): a summary of the others, not a fourth place for a row. */
+export const HOURLY_TIMESLICES = 'timeslices_hourly';

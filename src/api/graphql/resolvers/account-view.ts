@@ -1,5 +1,7 @@
 import type { GraphContext } from '../graph-context.js';
 import { checkedWindow } from '../time-window-input.js';
+import { AiIssuesAccountView, AlertsAccountView } from './alert-resolvers.js';
+import { AiNotificationsAccountView, AiWorkflowsAccountView } from './notification-resolvers.js';
 import { graphErrorOf, nrqlQueryProgress, runNrql, type NrqlArgs } from './nrql-resolvers.js';
 
 
@@ -16,6 +18,22 @@ export class AccountView {
 
   nrqlQueryProgress(args: { queryId: string }, ctx: GraphContext) {
     return nrqlQueryProgress(ctx, [this.id], args.queryId);
+  }
+
+  alerts() {
+    return new AlertsAccountView(this.id);
+  }
+
+  aiIssues() {
+    return new AiIssuesAccountView(this.id);
+  }
+
+  aiNotifications() {
+    return new AiNotificationsAccountView(this.id);
+  }
+
+  aiWorkflows() {
+    return new AiWorkflowsAccountView(this.id);
   }
 
   reportingEventTypes(args: { filter?: string[] | null; timeWindow?: { startTime: number; endTime: number } | null }, ctx: GraphContext) {

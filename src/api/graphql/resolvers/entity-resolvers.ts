@@ -83,8 +83,15 @@ function entityCondition(entity: GraphEntity): Condition {
   return parseCondition(text);
 }
 
-/** Timeslice has no alert conditions yet, so no entity is configured for alerting (fields and search read this). */
-export const ALERT_SEVERITY = 'NOT_CONFIGURED';
+/**
+ * An entity's alertSeverity from the alert engine's open incidents and evaluated signals (fields and
+ * search read this): a condition targets it through a FACET or WHERE on its name or GUID (docs/alerts.md).
+ */
+export function entityAlertSeverity(e: GraphEntity, ctx: GraphContext): string {
+  const alerts = ctx.services.alerts;
+  if (alerts === undefined) return 'NOT_CONFIGURED';
+  return alerts.alertSeverity(e.accountId, { names: [entityName(e), e.record.name, e.guid, String(e.record.id)] });
+}
 
 /** Fields of every entity and outline type (NerdGraph's `EntityOutline` and `Entity` interfaces). */
 const COMMON: Record<string, Resolver<any>> = {
@@ -95,7 +102,7 @@ const COMMON: Record<string, Resolver<any>> = {
   domain: (e) => ENTITY_KINDS[e.kind].domain,
   type: (e) => ENTITY_KINDS[e.kind].type,
   entityType: (e) => ENTITY_KINDS[e.kind].entityType,
-  alertSeverity: () => ALERT_SEVERITY,
+  alertSeverity: (e, _a, ctx) => entityAlertSeverity(e, ctx),
   reporting: (e, _a, ctx) => entityReporting(e, ctx),
   permalink: (e, _a, ctx) => `${ctx.origin}/redirect/entity/${e.guid}`,
   tags: (e, _a, ctx) => [...entityTags(e, ctx)].filter(([key]) => !e.tagFilter || e.tagFilter.has(key)).map(([key, values]) => ({ key, values })),

@@ -8,7 +8,7 @@ import type { SearchableEntity } from '../entity-search/searchable-entity.js';
 import { accountEntities, ENTITY_KINDS, type GraphEntity } from '../entity-model.js';
 import type { GraphContext } from '../graph-context.js';
 import { GraphError } from '../graph-errors.js';
-import { ALERT_SEVERITY, entityReporting, entityTags, lastReportingChangeAt } from './entity-resolvers.js';
+import { entityAlertSeverity, entityReporting, entityTags, lastReportingChangeAt } from './entity-resolvers.js';
 
 export interface EntitySearchArgs {
   readonly query?: string | null;
@@ -47,7 +47,7 @@ export async function searchableEntity(entity: GraphEntity, ctx: GraphContext): 
     domain: ENTITY_KINDS[entity.kind].domain,
     type: ENTITY_KINDS[entity.kind].type,
     domainId: String(entity.record.id),
-    alertSeverity: ALERT_SEVERITY,
+    alertSeverity: entityAlertSeverity(entity, ctx),
     reporting: await entityReporting(entity, ctx),
     indexedAt: created,
     firstIndexedAt: created,

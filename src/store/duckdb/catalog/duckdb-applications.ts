@@ -8,13 +8,14 @@ import {
 } from '../../catalog/applications.js';
 import { APPEND_TABLES } from '../../append-tables.js';
 import { timestampValue } from '../duckdb-values.js';
-import { TIMESLICE_TABLES } from '../timeslice-tables.js';
+import { HOURLY_TIMESLICES, TIMESLICE_TABLES } from '../timeslice-tables.js';
 import type { CatalogWrites } from './catalog-writes.js';
 
 /** Tables whose rows belong to an application (`app_id`): a deleted application's rows go with it. */
 const APPLICATION_DATA_TABLES = [
   ...APPEND_TABLES.filter((t) => t.columns.some((c) => c.name === 'app_id')).map((t) => t.name),
   ...TIMESLICE_TABLES.filter((t) => t !== 'timeslices'),
+  HOURLY_TIMESLICES,
 ];
 
 interface ApplicationRow {

@@ -1,0 +1,393 @@
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../clock.js';
+import type { NrqlEngine } from '../nrql/nrql-engine.js';
+import type { AlertRecords, StoredCondition, StoredPolicy } from '../store/alert-records.js';
+import { evaluationStepMs, type AlertPolicy, type EntityAlertSeverity, type IncidentPreference, type Incident, type Issue, type NrqlCondition } from '../domain/alerts/alert-model.js';
+import { AlertEngine, type AlertEvent, type AlertTarget } from '../domain/alerts/alert-engine.js';
+import { buildNrqlCondition, type ConditionValidationError, type NrqlConditionInput } from '../domain/alerts/condition-input.js';
+import { checkConditionQuery, evaluationQuery, observationsOf } from './condition-query.js';
+import type { ConditionEvaluatorState } from '../domain/alerts/condition-evaluator.js';
+import type { Rows } from '../store/append-tables.js';
+import { alertEventRows } from './alert-nrql-events.js';
+import { NotificationConfigService, Notifier } from './notifier.js';
+import type { WebhookOptions } from './webhook-sender.js';
+
+export interface AlertServiceDeps {
+  readonly records: AlertRecords;
+  readonly nrql: NrqlEngine;
+  readonly clock: Clock;
+  /** How often every enabled condition is evaluated (default one minute; 0 = only `evaluateOnce`). */
+  readonly intervalMs?: number;
+  /** Told of every alert event after it is committed (workflows, tests). */
+  readonly onEvents?: (events: readonly AlertEvent[]) => void | Promise<void>;
+  readonly log?: (message: string, error?: unknown) => void;
+  /** Appends alerting's NRQL events (NrAiIncident, NrAiIssue, NrAiNotification, NrIntegrationError). */
+  readonly writeEvents?: (rows: Rows[]) => Promise<void>;
+  readonly webhook?: WebhookOptions;
+  /** The service's public address, for links in notifications. */
+  readonly origin?: () => string;
+}
+
+export class AlertValidationError extends Error {
+  constructor(readonly validationErrors: readonly ConditionValidationError[]) {
+    super('Validation Error');
+  }
+}
+
+export class AlertNotFoundError extends Error {}
+
+/** Per-cycle figures, for the benchmark and the logs. */
+export interface EvaluationCycle {
+  readonly conditions: number;
+  readonly queries: number;
+  readonly failures: number;
+  readonly events: number;
+  readonly elapsedMs: number;
+  /** Of elapsedMs: waiting for the conditions' queries, and committing the cycle's changes. */
+  readonly queryMs: number;
+  readonly commitMs: number;
+}
+
+/**
+ * Alerting in the server: policies and conditions kept in the store, an AlertEngine over them, and a
+ * timer that evaluates every enabled condition each minute by running its query through the NRQL
+ * engine (one signal per FACET tuple, only the condition's account). Each cycle's state change is
+ * committed in one transaction before anyone is told, so a restart — even after kill -9 — resumes
+ * from the last committed cycle. Configuration changes and cycles take turns.
+ */
+export class AlertService {
+  private timer: NodeJS.Timeout | undefined;
+  private queue: Promise<unknown> = Promise.resolve();
+  /** Creation and update times by `p<id>`/`pu<id>` (policies) and `c<id>`/`cu<id>` (conditions). */
+  private readonly createdAt = new Map<string, number>();
+
+  readonly notifier: Notifier;
+  readonly notifications: NotificationConfigService;
+
+  private constructor(
+    private readonly deps: AlertServiceDeps,
+    readonly engine: AlertEngine,
+  ) {
+    this.notifier = new Notifier({
+      records: deps.records, clock: deps.clock,
+      ...(deps.writeEvents ? { writeEvents: deps.writeEvents } : {}), ...(deps.webhook ? { webhook: deps.webhook } : {}),
+      ...(deps.origin ? { origin: deps.origin } : {}), ...(deps.log ? { log: deps.log } : {}),
+    });
+    this.notifications = new NotificationConfigService(this.notifier, deps.records, deps.clock);
+  }
+
+  static async open(deps: AlertServiceDeps): Promise<AlertService> {
+    const snapshot = await deps.records.load();
+    const issues: Record<string, Issue> = {};
+    const openByKey: Record<string, string> = {};
+    for (const issue of snapshot.openIssues) {
+      issues[issue.id] = issue;
+      openByKey[issue.key] = issue.id;
+    }
+    const evaluators: Record<string, ConditionEvaluatorState> = {};
+    for (const [id, state] of snapshot.evaluatorStates) evaluators[id] = state;
+    const incidents = Object.fromEntries(snapshot.incidents.map((i) => [i.id, i]));
+    const engine = new AlertEngine({ evaluators, issues: { issues, openByKey }, incidents }, { newId: randomUUID });
+    const service = new AlertService(deps, engine);
+    for (const p of snapshot.policies) {
+      engine.setPolicy(p.policy);
+      service.createdAt.set(`p${p.policy.id}`, p.createdAt);
+      service.createdAt.set(`pu${p.policy.id}`, p.updatedAt);
+    }
+    for (const c of snapshot.conditions) {
+      engine.setCondition(c.condition, deps.clock.now());
+      service.createdAt.set(`c${c.condition.id}`, c.createdAt);
+      service.createdAt.set(`cu${c.condition.id}`, c.updatedAt);
+    }
+    await service.notifier.load();
+    // Notifications committed before a stop (or a kill) and not yet sent go out now, once.
+    void service.notifier.dispatch().catch((error: unknown) => deps.log?.('notification dispatch failed', error));
+    return service;
+  }
+
+  start(): void {
+    const every = this.deps.intervalMs ?? 60_000;
+    if (every <= 0 || this.timer) return;
+    this.timer = setInterval(() => {
+      this.evaluateOnce().catch((error: unknown) => this.deps.log?.('alert evaluation failed', error));
+    }, every);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.queue.catch(() => undefined);
+    await this.notifier.dispatch().catch(() => undefined);
+  }
+
+  /** Sends the pending notifications now and waits for them (tests; the service does it after each change). */
+  flushNotifications(): Promise<void> {
+    return this.notifier.dispatch();
+  }
+
+  // ---- configuration -------------------------------------------------------------------------
+
+  policies(accountId: number): StoredPolicy[] {
+    return this.allPolicies().filter((p) => p.policy.accountId === accountId);
+  }
+
+  conditions(accountId: number): StoredCondition[] {
+    return this.engine
+      .conditionIds()
+      .map((id) => this.engine.condition(id)!)
+      .filter((c) => c.accountId === accountId)
+      .map((c) => ({ condition: c, createdAt: this.createdAt.get(`c${c.id}`) ?? 0, updatedAt: this.createdAt.get(`cu${c.id}`) ?? this.createdAt.get(`c${c.id}`) ?? 0 }))
+      .sort((a, b) => Number(a.condition.id) - Number(b.condition.id));
+  }
+
+  createPolicy(accountId: number, name: string, incidentPreference: IncidentPreference = 'PER_POLICY'): Promise<StoredPolicy> {
+    return this.serial(async () => {
+      checkPolicyName(name);
+      const id = String(await this.deps.records.nextId('policy'));
+      const now = this.deps.clock.now();
+      const stored = { policy: { id, accountId, name, incidentPreference }, createdAt: now, updatedAt: now };
+      await this.deps.records.savePolicy(stored);
+      this.engine.setPolicy(stored.policy);
+      this.createdAt.set(`p${id}`, now);
+      return stored;
+    });
+  }
+
+  updatePolicy(accountId: number, id: string, patch: { name?: string; incidentPreference?: IncidentPreference }): Promise<StoredPolicy> {
+    return this.serial(async () => {
+      const current = this.ownPolicy(accountId, id);
+      if (patch.name !== undefined) checkPolicyName(patch.name);
+      const now = this.deps.clock.now();
+      const policy: AlertPolicy = { ...current, ...(patch.name !== undefined ? { name: patch.name } : {}), ...(patch.incidentPreference !== undefined ? { incidentPreference: patch.incidentPreference } : {}) };
+      const stored = { policy, createdAt: this.createdAt.get(`p${id}`) ?? now, updatedAt: now };
+      await this.deps.records.savePolicy(stored);
+      this.engine.setPolicy(policy);
+      this.createdAt.set(`pu${id}`, now);
+      return stored;
+    });
+  }
+
+  deletePolicy(accountId: number, id: string): Promise<AlertPolicy> {
+    return this.serial(async () => {
+      const policy = this.ownPolicy(accountId, id);
+      const ids = this.engine.conditionIds().filter((c) => this.engine.condition(c)!.policyId === id);
+      await this.deps.records.deletePolicy(accountId, id);
+      const events = this.engine.removePolicy(id, this.deps.clock.now());
+      await this.commit(events, ids, []);
+      return policy;
+    });
+  }
+
+  /** Validates the condition and its query; stores it only when both are sound. */
+  createCondition(accountId: number, policyId: string, input: NrqlConditionInput): Promise<StoredCondition> {
+    return this.serial(async () => {
+      this.ownPolicy(accountId, policyId);
+      const withShape = this.withQueryShape(accountId, input);
+      const check = buildNrqlCondition({ id: '0', accountId, policyId }, withShape);
+      if (check.condition === null) throw new AlertValidationError(check.errors);
+      const id = String(await this.deps.records.nextId('condition'));
+      const now = this.deps.clock.now();
+      const stored = { condition: { ...check.condition, id }, createdAt: now, updatedAt: now };
+      await this.deps.records.saveCondition(stored);
+      this.engine.setCondition(stored.condition, now);
+      this.createdAt.set(`c${id}`, now);
+      return stored;
+    });
+  }
+
+  /** Applies a full condition input over the stored one (the caller merged absent fields). */
+  updateCondition(accountId: number, id: string, merge: (current: NrqlCondition) => NrqlConditionInput): Promise<StoredCondition> {
+    return this.serial(async () => {
+      const current = this.engine.condition(id);
+      if (current === undefined || current.accountId !== accountId) throw new AlertNotFoundError(`Condition ${id} Not Found`);
+      const input = this.withQueryShape(accountId, merge(current));
+      const check = buildNrqlCondition({ id, accountId, policyId: current.policyId }, input);
+      if (check.condition === null) throw new AlertValidationError(check.errors);
+      const now = this.deps.clock.now();
+      const stored = { condition: check.condition, createdAt: this.createdAt.get(`c${id}`) ?? now, updatedAt: now };
+      await this.deps.records.saveCondition(stored);
+      this.createdAt.set(`cu${id}`, now);
+      const events = this.engine.setCondition(check.condition, now);
+      await this.commit(events, [id], []);
+      return stored;
+    });
+  }
+
+  deleteCondition(accountId: number, id: string): Promise<NrqlCondition> {
+    return this.serial(async () => {
+      const current = this.engine.condition(id);
+      if (current === undefined || current.accountId !== accountId) throw new AlertNotFoundError(`Condition ${id} Not Found`);
+      await this.deps.records.deleteCondition(accountId, id);
+      const events = this.engine.removeCondition(id, this.deps.clock.now());
+      await this.commit(events, [], []);
+      return current;
+    });
+  }
+
+  // ---- issues ----------------------------------------------------------------------------------
+
+  acknowledge(accountId: number, issueId: string, user: string): Promise<boolean> {
+    return this.userAction(accountId, issueId, (now) => this.engine.acknowledge(issueId, user, now));
+  }
+
+  unacknowledge(accountId: number, issueId: string): Promise<boolean> {
+    return this.userAction(accountId, issueId, (now) => this.engine.unacknowledge(issueId, now));
+  }
+
+  resolve(accountId: number, issueId: string, user: string): Promise<boolean> {
+    return this.userAction(accountId, issueId, (now) => this.engine.resolve(issueId, user, now));
+  }
+
+  /**
+   * Issues of an account whose life overlaps [from, to], newest first, as last committed: reads do not
+   * wait for a running cycle.
+   */
+  issues(accountId: number, from: number, to: number): Promise<Issue[]> {
+    return this.deps.records.issues(accountId, from, to);
+  }
+
+  incidents(accountId: number, from: number, to: number): Promise<Incident[]> {
+    return this.deps.records.incidents(accountId, from, to);
+  }
+
+  alertSeverity(accountId: number, target: AlertTarget): EntityAlertSeverity {
+    return this.engine.alertSeverity(target, accountId);
+  }
+
+  // ---- evaluation ------------------------------------------------------------------------------
+
+  /** One evaluation cycle: each enabled condition's recent windows read through NRQL, then the clock. */
+  evaluateOnce(): Promise<EvaluationCycle> {
+    return this.serial(async () => {
+      const started = performance.now();
+      const now = this.deps.clock.now();
+      const events: AlertEvent[] = [];
+      let queries = 0;
+      let failures = 0;
+      const evaluated: string[] = [];
+      let queryMs = 0;
+      for (const id of this.engine.conditionIds()) {
+        const condition = this.engine.condition(id)!;
+        if (!condition.enabled) continue;
+        evaluated.push(id);
+        const sig = condition.signal;
+        const stepMs = evaluationStepMs(sig);
+        const windowMs = sig.aggregationWindow * 1000;
+        const reachMs = windowMs + (sig.aggregationDelay ?? 0) * 1000 + (sig.aggregationTimer ?? 0) * 1000;
+        const lookback = Math.max(5 * 60_000, 2 * windowMs + reachMs);
+        const to = Math.floor(now / stepMs) * stepMs + stepMs;
+        const from = Math.floor((now - lookback) / stepMs) * stepMs;
+        try {
+          queries += 1;
+          const text = evaluationQuery(condition.query, sig.aggregationWindow, sig.slideBy, from, to);
+          const asked = performance.now();
+          const answer = await this.deps.nrql.run(text, { accountIds: [condition.accountId] });
+          queryMs += performance.now() - asked;
+          events.push(...this.engine.observe(id, observationsOf(answer, condition.facets.length, stepMs, now), now));
+        } catch (error) {
+          failures += 1;
+          this.deps.log?.(`condition ${id} could not be evaluated`, error);
+        }
+      }
+      events.push(...this.engine.tick(now));
+      const committing = performance.now();
+      await this.commit(events, evaluated, []);
+      const commitMs = performance.now() - committing;
+      return { conditions: evaluated.length, queries, failures, events: events.length, elapsedMs: performance.now() - started, queryMs, commitMs };
+    });
+  }
+
+  private userAction(accountId: number, issueId: string, act: (now: number) => AlertEvent[]): Promise<boolean> {
+    return this.serial(async () => {
+      const issue = this.engine.state.issues.issues[issueId];
+      if (issue === undefined || issue.accountId !== accountId) return false;
+      const events = act(this.deps.clock.now());
+      const conditions = [...new Set(issue.incidentIds.map((i) => this.engine.state.incidents[i]?.conditionId).filter((c): c is string => c !== undefined))];
+      await this.commit(events, conditions, [issueId]);
+      return true;
+    });
+  }
+
+  /** Persists the evaluator states, incidents and issues the events touched, then tells listeners. */
+  private async commit(events: readonly AlertEvent[], conditionIds: readonly string[], issueIds: readonly string[]): Promise<void> {
+    const states = new Map<string, ConditionEvaluatorState>();
+    for (const id of conditionIds) {
+      const state = this.engine.state.evaluators[id];
+      if (state !== undefined) states.set(id, state);
+    }
+    const incidents = new Map<string, (typeof this.engine.state.incidents)[string]>();
+    const issues = new Set(issueIds);
+    for (const e of events) {
+      if (e.kind === 'issue') issues.add(e.event.issueId);
+      else {
+        incidents.set(e.incident.id, this.engine.state.incidents[e.incident.id] ?? e.incident);
+        if (!conditionIds.includes(e.incident.conditionId)) {
+          const state = this.engine.state.evaluators[e.incident.conditionId];
+          if (state !== undefined) states.set(e.incident.conditionId, state);
+        }
+      }
+    }
+    const issueOf = (id: string) => this.engine.state.issues.issues[id];
+    const outbox = this.notifier.outboxFor(events, issueOf);
+    await this.deps.records.commit({
+      evaluatorStates: states,
+      incidents: [...incidents.values()],
+      issues: [...issues].map((id) => this.engine.state.issues.issues[id]!).filter((i) => i !== undefined),
+      outbox,
+    });
+    if (events.length > 0 && this.deps.writeEvents) {
+      const rows = alertEventRows(events, issueOf, this.deps.clock.now());
+      await this.deps.writeEvents([rows]).catch((error: unknown) => this.deps.log?.('alert events not recorded', error));
+    }
+    this.forgetClosed(events);
+    if (outbox.length > 0) void this.notifier.dispatch().catch((error: unknown) => this.deps.log?.('notification dispatch failed', error));
+    if (events.length > 0) await this.deps.onEvents?.(events);
+  }
+
+  /** Closed issues and their closed incidents live on in the store only; memory keeps what is open. */
+  private forgetClosed(events: readonly AlertEvent[]): void {
+    for (const e of events) {
+      if (e.kind !== 'issue' || e.event.state !== 'CLOSED') continue;
+      const issue = this.engine.state.issues.issues[e.event.issueId];
+      if (issue === undefined) continue;
+      for (const id of issue.incidentIds) if (this.engine.state.incidents[id]?.closedAt !== null) delete this.engine.state.incidents[id];
+      delete this.engine.state.issues.issues[issue.id];
+    }
+  }
+
+  private withQueryShape(accountId: number, input: NrqlConditionInput): NrqlConditionInput {
+    const checked = checkConditionQuery(input.query, (text) => this.deps.nrql.explain(text, { accountIds: [accountId] }));
+    if (checked.shape === null) throw new AlertValidationError(checked.errors);
+    return { ...input, facets: checked.shape.facets, entityTargets: checked.shape.entityTargets };
+  }
+
+  private ownPolicy(accountId: number, id: string): AlertPolicy {
+    const policy = this.engine.policy(id);
+    if (policy === undefined || policy.accountId !== accountId) throw new AlertNotFoundError(`Policy ${id} Not Found`);
+    return policy;
+  }
+
+  private allPolicies(): StoredPolicy[] {
+    const out: StoredPolicy[] = [];
+    for (const id of this.policyIds()) {
+      const policy = this.engine.policy(id)!;
+      out.push({ policy, createdAt: this.createdAt.get(`p${id}`) ?? 0, updatedAt: this.createdAt.get(`pu${id}`) ?? this.createdAt.get(`p${id}`) ?? 0 });
+    }
+    return out.sort((a, b) => Number(a.policy.id) - Number(b.policy.id));
+  }
+
+  private policyIds(): string[] {
+    return this.engine.policyIds();
+  }
+
+  private serial<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.queue.then(work, work);
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+}
+
+function checkPolicyName(name: string): void {
+  if (name.length < 1 || name.length > 128) throw new AlertValidationError([{ name: 'name', reason: 'Policy name must be between 1 and 128 characters' }]);
+}

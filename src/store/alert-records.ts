@@ -1,0 +1,84 @@
+import type { AlertPolicy, Incident, Issue, NrqlCondition } from '../domain/alerts/alert-model.js';
+import type { ConditionEvaluatorState } from '../domain/alerts/condition-evaluator.js';
+import type { Channel, Destination, Workflow } from '../domain/alerts/notification-model.js';
+
+/** One notification to send: decided (and its body rendered) when the issue changed. */
+export interface OutboxEntry {
+  /** (issue, channel, issue trigger, issue updatedAt): the idempotency key. */
+  readonly key: string;
+  readonly accountId: number;
+  readonly issueId: string;
+  readonly channelId: string;
+  readonly workflowId: string;
+  readonly workflowName: string;
+  readonly state: string;
+  readonly trigger: string;
+  readonly notificationTrigger: string;
+  readonly body: string;
+  readonly createdAt: number;
+}
+
+export interface NotificationConfig {
+  readonly destinations: Destination[];
+  readonly channels: Channel[];
+  readonly workflows: Workflow[];
+}
+
+/** A policy as stored: the domain policy plus its bookkeeping times (epoch ms). */
+export interface StoredPolicy {
+  readonly policy: AlertPolicy;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+}
+
+export interface StoredCondition {
+  readonly condition: NrqlCondition;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+}
+
+/** What an engine needs to resume: configuration, each condition's evaluator state, open issues and incidents. */
+export interface AlertSnapshot {
+  readonly policies: StoredPolicy[];
+  readonly conditions: StoredCondition[];
+  readonly evaluatorStates: ReadonlyMap<string, ConditionEvaluatorState>;
+  /** Open incidents and those of open issues (closed history stays in the store, read by queries). */
+  readonly incidents: Incident[];
+  readonly openIssues: Issue[];
+}
+
+/** One evaluation step's changes, committed in one transaction so a crash leaves all or none. */
+export interface AlertStateChange {
+  readonly evaluatorStates: ReadonlyMap<string, ConditionEvaluatorState>;
+  readonly incidents: readonly Incident[];
+  readonly issues: readonly Issue[];
+  /** Notifications the change calls for; a key already present is not added again. */
+  readonly outbox?: readonly OutboxEntry[];
+}
+
+/**
+ * Alerting's durable state behind the store seam: policies and conditions (one vocabulary that
+ * NerdGraph and, later, REST v2 render), evaluator state, incidents (REST violations) and issues
+ * (REST incidents). Ids of policies and conditions are integers from one sequence each.
+ */
+export interface AlertRecords {
+  load(): Promise<AlertSnapshot>;
+  nextId(kind: 'policy' | 'condition'): Promise<number>;
+  savePolicy(policy: StoredPolicy): Promise<void>;
+  /** Deletes the policy and its conditions (and their evaluator state). */
+  deletePolicy(accountId: number, policyId: string): Promise<void>;
+  saveCondition(condition: StoredCondition): Promise<void>;
+  deleteCondition(accountId: number, conditionId: string): Promise<void>;
+  commit(change: AlertStateChange): Promise<void>;
+  /** Issues of an account whose life overlaps [from, to] (epoch ms), newest first. */
+  issues(accountId: number, from: number, to: number): Promise<Issue[]>;
+  incidents(accountId: number, from: number, to: number): Promise<Incident[]>;
+  loadNotificationConfig(): Promise<NotificationConfig>;
+  saveNotificationObject(kind: 'destination' | 'channel' | 'workflow', object: Destination | Channel | Workflow): Promise<void>;
+  deleteNotificationObject(kind: 'destination' | 'channel' | 'workflow', accountId: number, id: string): Promise<void>;
+  /** Outbox entries not yet sent or given up, oldest first. */
+  pendingNotifications(): Promise<OutboxEntry[]>;
+  markNotification(key: string, status: 'SENT' | 'FAILED', attempts: number, at: number): Promise<void>;
+  /** The log: every entry with its status (tests, explainability). */
+  notificationLog(accountId: number): Promise<Array<OutboxEntry & { status: string; attempts: number }>>;
+}
