@@ -88,6 +88,7 @@ const BENCHES: Record<string, (flags: Flags) => Promise<unknown>> = {
   },
   nrql: async (flags) => (await import('./nrql.js')).nrqlBench(flags.values),
   'nrql-parser': async () => (await import('./nrql-parser.js')).nrqlParserBench(),
+  'browser-beacons': async (flags) => (await import('./browser-beacons.js')).browserBeaconsBench(flags.values),
   graph: async (flags) => (await import('./graph.js')).graphBench(flags.values),
   alerts: async (flags) => (await import('./alerts.js')).alertsBench(flags.values),
   'web-ui': async (flags) => {

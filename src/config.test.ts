@@ -78,6 +78,16 @@ test('query admission and DuckDB threads: one per core but one by default, each 
   assert.throws(() => resolveServeConfig({}, { TIMESLICE_DUCKDB_THREADS: 'all' }), ConfigError);
 });
 
+test('the browser origin handed to APM agents: an http(s) origin, its default path dropped; anything else refused', () => {
+  const base = { data: '/tmp/x' };
+  assert.equal(resolveServeConfig(base, {}).browserOrigin, undefined);
+  assert.equal(resolveServeConfig(base, { TIMESLICE_BROWSER_ORIGIN: 'https://apm.example.com/' }).browserOrigin, 'https://apm.example.com');
+  assert.equal(resolveServeConfig(base, { TIMESLICE_BROWSER_ORIGIN: 'http://10.0.0.5:8080' }).browserOrigin, 'http://10.0.0.5:8080');
+  for (const bad of ['apm.example.com', 'ftp://apm.example.com', 'https://apm.example.com/nr', 'https://u:p@apm.example.com']) {
+    assert.throws(() => resolveServeConfig(base, { TIMESLICE_BROWSER_ORIGIN: bad }), (e: unknown) => e instanceof ConfigError && /TIMESLICE_BROWSER_ORIGIN/.test((e as Error).message), bad);
+  }
+});
+
 test('rollups and retention: TIMESLICE_UPKEEP_EVERY_MS, TIMESLICE_ROLLUP_AFTER_MS, TIMESLICE_RETENTION', () => {
   const defaults = resolveServeConfig({}, {}).upkeep;
   assert.deepEqual([defaults.intervalMs, defaults.rollupDelayMs, defaults.retention.minuteMs], [600_000, 3_600_000, 8 * 86_400_000]);

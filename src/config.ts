@@ -33,6 +33,12 @@ export interface ServeConfig {
   readonly ingestWorkers: number;
   /** Extra host names and IPs for the collector certificate made on first start. */
   readonly certHosts: readonly string[];
+  /**
+   * Where pages reach the API for browser beacons and the agent's loader, as `scheme://host[:port]`
+   * (TIMESLICE_BROWSER_ORIGIN), handed to APM agents for the pages they inject; undefined: the host
+   * name the agent reached the collector by, with the API port, over HTTP.
+   */
+  readonly browserOrigin?: string;
   /** Moving old timeslices into clustered order (TIMESLICE_COMPACT_EVERY_MS, 0 = off; TIMESLICE_COMPACT_AFTER_MS). */
   readonly compaction: CompactorOptions;
   /**
@@ -152,6 +158,20 @@ function metricNamesPerApp(text: string | undefined): number {
   return Number(text);
 }
 
+function browserOrigin(text: string | undefined): string | undefined {
+  if (text === undefined || text.trim() === '') return undefined;
+  let url: URL;
+  try {
+    url = new URL(text.trim());
+  } catch {
+    throw new ConfigError(`TIMESLICE_BROWSER_ORIGIN must be an origin such as https://apm.example.com, got '${text}'`);
+  }
+  if (!['http:', 'https:'].includes(url.protocol) || url.pathname !== '/' || url.search !== '' || url.hash !== '' || url.username !== '') {
+    throw new ConfigError(`TIMESLICE_BROWSER_ORIGIN must be an origin such as https://apm.example.com (scheme, host, port only), got '${text}'`);
+  }
+  return url.origin;
+}
+
 function sunsetMode(text: string | undefined): SunsetMode {
   try {
     return parseSunsetMode(text);
@@ -182,6 +202,7 @@ export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv): S
     logLevel: env.TIMESLICE_LOG_LEVEL || 'warn',
     ingestWorkers: ingestWorkers(env.TIMESLICE_INGEST_WORKERS),
     certHosts: (env.TIMESLICE_CERT_HOSTS ?? '').split(',').map((h) => h.trim()).filter(Boolean),
+    ...(browserOrigin(env.TIMESLICE_BROWSER_ORIGIN) !== undefined ? { browserOrigin: browserOrigin(env.TIMESLICE_BROWSER_ORIGIN)! } : {}),
     compaction: {
       intervalMs: milliseconds(env.TIMESLICE_COMPACT_EVERY_MS, DEFAULT_COMPACTION.intervalMs, 'TIMESLICE_COMPACT_EVERY_MS'),
       minAgeMs: milliseconds(env.TIMESLICE_COMPACT_AFTER_MS, DEFAULT_COMPACTION.minAgeMs, 'TIMESLICE_COMPACT_AFTER_MS'),

@@ -13,6 +13,10 @@ import type { ServeConfig } from './config.js';
 import { inlineDecoder, WorkerDecoderPool, type AgentDecoder } from './ingest/agent/agent-decoder.js';
 import { buildCollector } from './ingest/agent/collector.js';
 import { eventApiPlugin } from './ingest/event-api/event-api.js';
+import { openAgentFiles } from './ingest/browser/agent-files.js';
+import { browserIngestPlugin, versionedAgentPath } from './ingest/browser/browser-ingest.js';
+import { ObfuscationKeys } from './ingest/browser/obfuscation.js';
+import { apmJsAgentLoader } from './domain/browser-loader-script.js';
 import { storeDictionaries } from './nrql/dictionaries.js';
 import { NrqlEngine } from './nrql/nrql-engine.js';
 import { preparePrivateDataDir } from './security/private-data-dir.js';
@@ -92,7 +96,32 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
     const tls = await ensureCollectorCertificate(config.dataDir, [config.host, ...config.certHosts]);
     decoder = config.ingestWorkers > 0 ? new WorkerDecoderPool(config.ingestWorkers) : inlineDecoder;
     let collectorPort = config.collectorPort;
+    let apiPort = config.port;
+    const agentFiles = await openAgentFiles();
+    const obfuscationKeys = new ObfuscationKeys();
     collector = buildCollector({
+      onLicenseKey: (accountId, key) => obfuscationKeys.learn(accountId, key),
+      // Pages of an application with browser monitoring on report to TIMESLICE_BROWSER_ORIGIN, else to
+      // the API port (plain HTTP) on the host name the agent reached the collector by.
+      browserMonitoring: (app, agentHostname) => {
+        const side = entities.browserApplications.list(app.accountId).find((b) => b.apmApplicationId === app.id);
+        if (!side) return undefined;
+        const origin = config.browserOrigin
+          ?? `http://${agentHostname.includes(':') && !agentHostname.startsWith('[') ? `[${agentHostname}]` : agentHostname}:${apiPort}`;
+        const host = new URL(origin).host;
+        return {
+          browser_key: side.browserMonitoringKey,
+          beacon: host,
+          error_beacon: host,
+          js_agent_file: '',
+          js_agent_loader: apmJsAgentLoader({
+            accountId: app.accountId, applicationId: app.id, browserMonitoringKey: side.browserMonitoringKey, settings: side.settings,
+            origin, agentPath: versionedAgentPath(agentFiles),
+          }),
+          'browser_monitoring.loader': { SPA: 'spa', PRO: 'full', LITE: 'rum' }[side.settings.loaderType],
+          'browser_monitoring.loader_version': agentFiles.version ?? '',
+        };
+      },
       keyTransactionApdex: (appId) => Object.fromEntries(entities.keyTransactions.forApplication(appId).map((k) => [k.metricName, k.apdexT])),
       catalog, writer, metrics, clock, logger, decoder,
       publicPort: () => collectorPort,
@@ -105,7 +134,6 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
     const admission = new QueryAdmission(config.queryAdmission);
     // REST's deployment reads on the collector port go through NRQL, as on the API port, under the same admission.
     const nrql = new NrqlEngine({ executor, dictionaries: storeDictionaries(catalog, metrics), clock, admission });
-    let apiPort = config.port;
     // One budget per key (REST) and per account (NRQL), whichever port a request comes in on.
     const rateLimits = createRateLimits(clock, config.rateLimits);
     await collector.register(deploymentsV0Plugin({
@@ -113,6 +141,9 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
       graphqlUrl: (request) => `http://${request.hostname}:${apiPort}/graphql`,
     }));
     await collector.register(eventApiPlugin({ catalog, writer, clock }));
+    await collector.register(browserIngestPlugin({
+      catalog, writer, metrics, clock, agentFiles, obfuscationKeys, browserApplications: entities.browserApplications,
+    }));
     await collector.register(collectorDeploymentsPlugin({ catalog, deployments, nrql, clock, sunset: config.restSunset, usage: apiUsage, limiter: rateLimits.rest }));
     // Conditions' queries go through the same NRQL engine and admission as every other query (one at a
     // time: a cycle is sequential).
@@ -129,7 +160,7 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
     });
     api = await buildApiApp({
       catalog, metrics, executor, clock, entities, ready: () => ready, logger,
-      deployments, traces, writer, restSunset: config.restSunset, apiUsage, rateLimits, alerts, admission, upkeep: store,
+      deployments, traces, writer, restSunset: config.restSunset, apiUsage, rateLimits, alerts, admission, upkeep: store, browser: { agentFiles, obfuscationKeys },
     });
     await collector.listen({ host: config.host, port: config.collectorPort });
     collectorPort = (collector.server.address() as { port: number }).port;

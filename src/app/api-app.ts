@@ -1,6 +1,9 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Clock } from '../clock.js';
 import { eventApiPlugin } from '../ingest/event-api/event-api.js';
+import { browserIngestPlugin } from '../ingest/browser/browser-ingest.js';
+import type { AgentFiles } from '../ingest/browser/agent-files.js';
+import type { ObfuscationKeys } from '../ingest/browser/obfuscation.js';
 import type { BatchWriter } from '../store/batch-writer.js';
 import type { Deployments } from '../store/deployments.js';
 import type { Catalog } from '../store/catalog.js';
@@ -56,6 +59,8 @@ export interface ApiDeps {
   readonly restSunset: SunsetMode;
   /** Records every REST v2 and v0 call. */
   readonly apiUsage: ApiUsageRecorder;
+  /** The browser agent's loaders and beacons (docs/browser.md); left out, neither is served. */
+  readonly browser?: { readonly agentFiles: AgentFiles; readonly obfuscationKeys: ObfuscationKeys };
   /** Alerting, for the graph API's alerts and aiIssues fields and entities' alertSeverity. */
   readonly alerts?: AlertService;
   /** The store's upkeep (`timeslice status`, `timeslice maintain`); without it those routes are absent. */
@@ -126,6 +131,9 @@ export async function buildApiApp(deps: ApiDeps): Promise<FastifyInstance> {
   registerDeploymentRoutes(app, { ...deps, nrql });
   await app.register(deploymentsV0Plugin({ ...deps, nrql, sunset: deps.restSunset, usage: deps.apiUsage, limiter: limits.rest }));
   await app.register(eventApiPlugin(deps));
+  if (deps.browser) {
+    await app.register(browserIngestPlugin({ ...deps, ...deps.browser, browserApplications: deps.entities.browserApplications }));
+  }
   registerApplicationRoutes(app, deps);
   registerMetricRoutes(app, admitted);
   registerHostRoutes(app, admitted);

@@ -93,3 +93,23 @@ export function browserLoaderScript(input: LoaderScriptInput): string {
     '</script>\n',
   ].join('');
 }
+
+/**
+ * The `js_agent_loader` the collector hands APM agents (browser-agent reference §4.4): what an
+ * agent's `getBrowserTimingHeader()` pastes right after the `NREUM.info` it writes itself. It sets
+ * `NREUM.init` and `NREUM.loader_config` as the snippet does, then loads the loader of the
+ * configured type from `agentPath` (a versioned path under Timeslice's origin). The loader is
+ * added asynchronously, so errors and AJAX calls before it runs are missed; page timings come
+ * from the Navigation Timing API and are whole.
+ */
+export function apmJsAgentLoader(input: LoaderScriptInput & { readonly agentPath: string }): string {
+  const origin = input.origin.replace(/\/+$/, '');
+  const config = browserAgentConfig(input);
+  const src = literal(`${origin}${input.agentPath}/${LOADER_FILE[input.settings.loaderType]}`);
+  return [
+    `NREUM.init=${literal(config.init)};`,
+    `NREUM.loader_config=${literal(config.loader_config)};`,
+    `(function(d){var e=d.createElement("script");e.src=${src};`,
+    '(d.head||d.getElementsByTagName("head")[0]||d.documentElement).appendChild(e)})(document);',
+  ].join('');
+}

@@ -46,6 +46,7 @@ export const MODULES: Readonly<Record<string, ModuleRule>> = {
   ingest: { paths: ['ingest'], mayImport: ['clock', 'domain', 'plan', 'sql', 'security', 'store', 'http'] },
   'ingest/agent': { paths: ['ingest/agent'], mayImport: [...SURFACE_MAY_IMPORT, 'ingest'] },
   'ingest/event-api': { paths: ['ingest/event-api'], mayImport: [...SURFACE_MAY_IMPORT, 'ingest'] },
+  'ingest/browser': { paths: ['ingest/browser'], mayImport: [...SURFACE_MAY_IMPORT, 'ingest'] },
 
   // Composition: builds the apps from the surfaces and chooses the store by configuration.
   app: {
@@ -63,6 +64,7 @@ export const MODULES: Readonly<Record<string, ModuleRule>> = {
       'api/ui',
       'ingest/agent',
       'ingest/event-api',
+      'ingest/browser',
     ],
   },
   // The CLI starts the composed service or opens a store of its own; it is a client of the surfaces, never their importer.

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 // Tests run compiled from dist/test; the fixture stays in the source tree.
-const FIXTURE = fileURLToPath(new URL('../../../test/e2e/fixtures/agent-app.cjs', import.meta.url));
+const FIXTURES = fileURLToPath(new URL('../../../test/e2e/fixtures/', import.meta.url));
 
 export function waitForExit(child: ChildProcess, ms: number): Promise<number | null> {
   return new Promise((resolve, reject) => {
@@ -32,6 +32,8 @@ export interface AgentAppOptions {
   readonly logDir: string;
   /** More environment for the app, applied last (e.g. `DYNO`, which the agent reports as the host name). */
   readonly env?: Readonly<Record<string, string>>;
+  /** The app under test/e2e/fixtures/ to run (default agent-app.cjs). */
+  readonly fixture?: string;
 }
 
 /**
@@ -40,7 +42,7 @@ export interface AgentAppOptions {
  * (the agent sends its final harvest) and fails unless it exits 0. The app is killed if anything fails.
  */
 export async function withAgentApp<T>(options: AgentAppOptions, drive: (ready: AgentAppReady) => Promise<T>): Promise<T> {
-  const app = fork(FIXTURE, [], {
+  const app = fork(join(FIXTURES, options.fixture ?? 'agent-app.cjs'), [], {
     execArgv: ['-r', 'newrelic'],
     env: {
       ...process.env,

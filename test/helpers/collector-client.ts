@@ -22,6 +22,8 @@ export interface InvokeOptions {
   readonly body?: Buffer | unknown;
   /** Headers on top of the Node agent's; a header set to undefined is not sent. */
   readonly headers?: Record<string, string | undefined>;
+  /** Another path on the collector port than invoke_raw_method (browser beacons, the Event API). */
+  readonly path?: string;
 }
 
 /** The query string the Node agent builds, in its order: marshal_format, protocol_version, license_key, method, run_id. */
@@ -58,7 +60,7 @@ export async function invoke(target: CollectorTarget, options: InvokeOptions): P
       servername: 'localhost',
       port: target.collectorPort,
       method: options.verb ?? 'POST',
-      path: `/agent_listener/invoke_raw_method?${search.toString()}`,
+      path: `${options.path ?? '/agent_listener/invoke_raw_method'}?${search.toString()}`,
       headers,
       ca,
       agent: false,

@@ -98,6 +98,23 @@ const FAMILIES: readonly Family[] = [
   { matches: (n) => n === 'CPU/User Time', values: ['percent', 'average_time', 'total_time', 'utilization'],
     overrides: { percent: { name: 'percent', nrql: 'rate(sum(newrelic.timeslice.value), 1 second) * 100', isCount: false, unit: 'percent' } } },
   { matches: (n) => n.startsWith('Memory/'), values: ['used_mb_by_host', 'used_bytes_by_host', 'total_used_mb'] },
+  // Page loads (browser ingest): EndUser is [1, load, front end, load, load, app time] per page,
+  // EndUser/RB [1, DOM content loaded, queue, …]; per-call parts of the slots, in ms.
+  { matches: (n) => n === 'EndUser' || n.startsWith('EndUser/WebTransaction/') || n.startsWith('EndUser/UserAgent/'),
+    values: [...GENERIC, 'average_fe_response_time', 'average_be_response_time', 'average_app_time'],
+    overrides: {
+      average_fe_response_time: { name: 'average_fe_response_time', nrql: "average(newrelic.timeslice.value['totalExclusive'] / newrelic.timeslice.value['count']) * 1000", isCount: false, unit: 'ms' },
+      average_be_response_time: {
+        name: 'average_be_response_time', isCount: false, unit: 'ms',
+        nrql: "average((newrelic.timeslice.value['total'] - newrelic.timeslice.value['totalExclusive']) / newrelic.timeslice.value['count']) * 1000",
+      },
+      average_app_time: { name: 'average_app_time', nrql: "average(newrelic.timeslice.value['sumOfSquares'] / newrelic.timeslice.value['count']) * 1000", isCount: false, unit: 'ms' },
+    } },
+  { matches: (n) => n === 'EndUser/RB', values: [...GENERIC, 'average_dom_content_load_time', 'average_queue_time'],
+    overrides: {
+      average_dom_content_load_time: { name: 'average_dom_content_load_time', nrql: 'average(newrelic.timeslice.value) * 1000', isCount: false, unit: 'ms' },
+      average_queue_time: { name: 'average_queue_time', nrql: "average(newrelic.timeslice.value['totalExclusive'] / newrelic.timeslice.value['count']) * 1000", isCount: false, unit: 'ms' },
+    } },
   { matches: () => true, values: GENERIC },
 ];
 

@@ -39,6 +39,14 @@ export interface CollectorDeps {
   readonly logger?: FastifyBaseLogger;
   /** Apdex T per key transaction of an application (by transaction metric name), handed out at connect. */
   readonly keyTransactionApdex?: (appId: number) => Readonly<Record<string, number>>;
+  /**
+   * The connect-reply keys that let the agent inject the browser agent into its pages (`browser_key`,
+   * `beacon`, `error_beacon`, `js_agent_loader`, …) for an application with browser monitoring on;
+   * undefined leaves them out, and the agent's `getBrowserTimingHeader()` writes nothing.
+   */
+  readonly browserMonitoring?: (app: Application, agentHostname: string) => Readonly<Record<string, unknown>> | undefined;
+  /** Every license key an agent presented that the catalog accepted (browser ingest reads obfuscated names with it). */
+  readonly onLicenseKey?: (accountId: number, licenseKey: string) => void;
 }
 
 /** Application names a connect may give (New Relic agents: the primary and up to two roll-ups); more are ignored. */
@@ -127,6 +135,7 @@ export function buildCollector(deps: CollectorDeps): FastifyInstance {
       if (!licenseKey) throw new CollectorError(401, 'a license_key query parameter is required', 'NewRelic::Agent::LicenseException');
       const accountId = deps.catalog.accountForLicenseKey(licenseKey);
       if (accountId === undefined) throw new CollectorError(401, 'Invalid license key, please contact support@newrelic.com', 'NewRelic::Agent::LicenseException');
+      deps.onLicenseKey?.(accountId, licenseKey);
 
       const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
       const receivedAt = deps.clock.now();
@@ -141,7 +150,8 @@ export function buildCollector(deps: CollectorDeps): FastifyInstance {
         const { run, primary } = await deps.catalog.connect(accountId, facts);
         const periodMs = deps.eventHarvestPeriodMs ?? 5_000;
         const limits = grantedHarvestLimits(deps.harvestLimits ?? 'agent', periodMs, requestedHarvestLimits(body));
-        return { return_value: connectReply(run, primary, periodMs, limits, deps.keyTransactionApdex?.(primary.id) ?? {}) };
+        const reply = connectReply(run, primary, periodMs, limits, deps.keyTransactionApdex?.(primary.id) ?? {});
+        return { return_value: { ...reply, ...deps.browserMonitoring?.(primary, request.hostname.replace(/:\d+$/, '')) } };
       }
 
       const runId = param('run_id');
