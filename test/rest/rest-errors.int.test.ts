@@ -26,7 +26,10 @@ before(async () => {
   await db.all("INSERT INTO accounts VALUES (2, 'Second', TIMESTAMP '2024-03-05 14:00:00')");
   let id = 100;
   for (const [kind, key] of [['user', OTHER_USER_KEY], ['license', OTHER_LICENSE_KEY]] as const) {
-    await db.all("INSERT INTO api_keys VALUES ($1, 2, $2, $3, $4, TIMESTAMP '2024-03-05 14:00:00')", [id++, kind, hashKey(key), keyHint(key)]);
+    // A user key belongs to a user of its account (the user takes the key's id, as migrated keys do).
+    if (kind === 'user') await db.all("INSERT INTO users VALUES ($1, 2, 'Second user', NULL, FALSE, TIMESTAMP '2024-03-05 14:00:00')", [id]);
+    await db.all("INSERT INTO api_keys VALUES ($1, 2, $2, $3, $4, TIMESTAMP '2024-03-05 14:00:00', $5)", [id, kind, hashKey(key), keyHint(key), kind === 'user' ? id : null]);
+    id++;
   }
   await s.ts.restart();
   foreignApp = (await connectAs(s.ts, 'second-account-app', { host: 'other-1', pid: 9000, licenseKey: OTHER_LICENSE_KEY })).appId;
