@@ -3,7 +3,7 @@ import { TIMESLICE_VALUE, TIMESLICE_VALUE_FIELDS, type TimesliceValueField } fro
 import { EVENT_ID_FIELDS } from '../../plan/data-model.js';
 import type { Expr, Span } from '../ast.js';
 import { SHARED_TEXT_DICTIONARIES, sharedTextIds, type DictionaryName } from '../dictionaries.js';
-import { TRANSACTION_TYPE, transactionTypeOf } from '../dimensional-metrics.js';
+import { DIMENSIONS } from '../dimensional-metrics.js';
 import { formatExpr } from '../format.js';
 import { AGGREGATE_FUNCTIONS, KNOWN_FUNCTION_NAMES, UNSUPPORTED_FUNCTIONS, type ResolvedRow } from '../functions.js';
 import { closestMatch, NrqlError } from '../nrql-error.js';
@@ -153,7 +153,8 @@ export class Bindings {
       case 'null':
         return { expr: { kind: 'literal', value: null } };
       case 'attribute': {
-        if (this.timeslices && expr.name === TRANSACTION_TYPE) return { expr: this.transactionType(type) };
+        const dimension = this.timeslices ? DIMENSIONS.get(expr.name) : undefined;
+        if (dimension) return { expr: this.dimension(dimension, type) };
         const b = this.binding(expr.name);
         switch (b.kind) {
           // Ids are numbers, compared as text only with text (`appId LIKE '1%'`, `appId = 'x'`).
@@ -247,12 +248,15 @@ export class Bindings {
     return { kind: 'cases', cases, otherwise: id };
   }
 
-  /** `transactionType` on FROM Metric: `Web` or `Other` by the timeslice's metric name (dimensional-metrics.ts), else null. */
-  transactionType(type: ValueType): RowExpr {
+  /**
+   * A dimension of `apm.service.*` points on FROM Metric (`transactionType`, `transactionName`,
+   * `external.host`, `datastoreType`): read from the timeslice's metric name (dimensional-metrics.ts), else null.
+   */
+  dimension(of: (metricName: string) => string | undefined, type: ValueType): RowExpr {
     if (type === 'number' || type === 'boolean') return { kind: 'literal', value: null };
     const entries: [number, string][] = [];
     for (const [id, name] of this.ctx.dictionaries.entries('metricName', this.ctx.accountIds)) {
-      const kind = transactionTypeOf(name);
+      const kind = of(name);
       if (kind) entries.push([id, type === 'json' ? JSON.stringify(kind) : kind]);
     }
     return { kind: 'lookup', expr: field('metricId'), entries, ...(type === 'json' ? { json: true } : {}) };

@@ -271,8 +271,19 @@ export class SelectAnalyzer {
     }
     // Unscoped timeslices only: a scoped one is the same calls again, counted within a transaction.
     const unscoped: Predicate = { kind: 'compare', op: '=', left: field('scopeId'), right: { kind: 'literal', value: 0 } };
-    return { name: first.name, points: and(this.bindings.dictionaryPredicate({ dictionary: 'metricName', idField: 'metricId' }, metric.matches), unscoped) };
+    // Per transaction when the query names transactionName, so its facets split the application's calls.
+    const matches = metric.perTransaction && namesAttribute(this.query, 'transactionName') ? metric.perTransaction : metric.matches;
+    return { name: first.name, points: and(this.bindings.dictionaryPredicate({ dictionary: 'metricName', idField: 'metricId' }, matches), unscoped) };
   }
+}
+
+/** Whether an attribute of this name appears anywhere in the query (select, WHERE, FACET, ORDER BY…). */
+function namesAttribute(node: unknown, name: string): boolean {
+  if (Array.isArray(node)) return node.some((item) => namesAttribute(item, name));
+  if (node === null || typeof node !== 'object') return false;
+  const record = node as Record<string, unknown>;
+  if (record['kind'] === 'attribute' && record['name'] === name) return true;
+  return Object.values(record).some((value) => namesAttribute(value, name));
 }
 
 /** Metrics whose timeslices are Apdex counts: `Apdex`, `Apdex/…`, `EndUser/Apdex`… */
