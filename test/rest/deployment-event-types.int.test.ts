@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { graphData } from '../helpers/graph-client.js';
+import { httpGraphData as graphData, httpRest as rest } from '../helpers/http-client.js';
 import { TEST_LICENSE_KEY } from '../helpers/test-server.js';
-import { rest, startScenario, type Scenario } from './rest-scenario.js';
+import { startScenario, type Scenario } from './rest-scenario.js';
 
 /*
  * Issue 19: New Relic stores deployments made through REST v2, deployments.xml and
  * changeTrackingCreateDeployment as `Deployment` events and changeTrackingCreateEvent's as
  * `ChangeTrackingEvent`s. The spec's listing (§4.4 note 7) finds each deployment once whichever
  * way it was made, and a deployment deleted through REST leaves the graph's `deployments` and
- * `deploymentSearch` as it leaves REST's list. Everything goes through the service's HTTP surfaces.
+ * `deploymentSearch` as it leaves REST's list. Every call goes over HTTP to the listening service.
  */
 
 let s: Scenario;

@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { rest, startScenario, type Scenario } from './rest-scenario.js';
+import { httpGraphData, httpRest as rest } from '../helpers/http-client.js';
+import { startScenario, type Scenario } from './rest-scenario.js';
 
 /*
  * Issue 19: the URI templates beside REST v2 objects led to 404s (New Relic's own values:
  * `/v2/application/{application_id}/hosts?ids=…`, `/v2/servers/{server_id}`). A client filling a
  * template with the ids of the object's own `links` must reach the object: every template of every
- * object kind is filled and followed here, and must answer 200 with the objects it names.
+ * object kind is filled and followed here, over HTTP to the listening service, and must answer 200
+ * with the objects it names.
  */
 
 let s: Scenario;
@@ -75,8 +77,9 @@ describe('REST v2 link templates lead to the objects they name', () => {
     const deployment = deployments.deployments[0];
     assert.equal((await follow(deployments.links['deployment.agent'], { application_id: deployment.links.application })).application.id, s.checkout);
 
-    const application = s.ts.server.catalog.application(s.checkout)!;
-    await s.ts.server.entities.keyTransactions.create({ application, name: 'Dispatch', metricName: 'WebTransaction/Custom/checkout' });
+    const guid = Buffer.from(`1|APM|APPLICATION|${s.checkout}`).toString('base64').replace(/=+$/, '');
+    await httpGraphData(s.ts, `mutation { keyTransactionCreate(applicationGuid: "${guid}", name: "Dispatch",
+      metricName: "WebTransaction/Custom/checkout", apdexTarget: 0.5, browserApdexTarget: 7) { guid } }`);
     const kts = (await rest(s.ts, 'GET', '/v2/key_transactions.json')).json();
     const kt = kts.key_transactions[0];
     assert.equal((await follow(kts.links['key_transaction.application'], { application_id: kt.links.application })).application.id, s.checkout);
