@@ -120,4 +120,17 @@ describe('the first hour with a real agent', () => {
     assert.deepEqual(await nrql(`SELECT uniqueCount(host) FROM Metric WHERE metricTimesliceName = 'HttpDispatcher' AND ${both} SINCE 10 minutes ago`),
       [{ 'uniqueCount.host': 1 }]);
   });
+
+  it('apm.service.* metrics by transactionName: the transactions the Transaction events name, with their calls and errors', async () => {
+    const both = "appName IN ('errors-e2e', 'fast-e2e')";
+    // One route per application: the events name each transaction (WebTransaction/Expressjs/GET//…).
+    const events = await nrql(`SELECT count(*) FROM Transaction WHERE ${both} FACET name SINCE 10 minutes ago`);
+    assert.deepEqual(events.map((r) => r.count), [ERRORS, FAST]);
+    const [errorsName, fastName] = events.map((r) => r.facet as string);
+    assert.match(fastName!, /^WebTransaction\//);
+    const byName = await nrql(`SELECT count(apm.service.transaction.duration) AS 'calls', count(apm.service.transaction.error.count) AS 'errors' FROM Metric WHERE ${both} FACET transactionName SINCE 10 minutes ago`);
+    assert.deepEqual(byName.map((r) => [r.facet, r.calls, r.errors]), [[errorsName, ERRORS, ERRORS], [fastName, FAST, 0]]);
+    assert.deepEqual(await nrql(`SELECT count(apm.service.transaction.duration) AS 'calls' FROM Metric WHERE transactionName = '${fastName}' AND transactionType = 'Web' SINCE 10 minutes ago`),
+      [{ calls: FAST }]);
+  });
 });

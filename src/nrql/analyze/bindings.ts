@@ -154,7 +154,7 @@ export class Bindings {
         return { expr: { kind: 'literal', value: null } };
       case 'attribute': {
         const dimension = this.timeslices ? DIMENSIONS.get(expr.name) : undefined;
-        if (dimension) return { expr: this.dimension(dimension, type) };
+        if (dimension) return { expr: this.dimension(expr.name, dimension, type, expr.span) };
         const b = this.binding(expr.name);
         switch (b.kind) {
           // Ids are numbers, compared as text only with text (`appId LIKE '1%'`, `appId = 'x'`).
@@ -252,12 +252,15 @@ export class Bindings {
    * A dimension of `apm.service.*` points on FROM Metric (`transactionType`, `transactionName`,
    * `external.host`, `datastoreType`): read from the timeslice's metric name (dimensional-metrics.ts), else null.
    */
-  dimension(of: (metricName: string) => string | undefined, type: ValueType): RowExpr {
+  dimension(name: string, of: (metricName: string) => string | undefined, type: ValueType, span: Span): RowExpr {
     if (type === 'number' || type === 'boolean') return { kind: 'literal', value: null };
     const entries: [number, string][] = [];
-    for (const [id, name] of this.ctx.dictionaries.entries('metricName', this.ctx.accountIds)) {
-      const kind = of(name);
+    for (const [id, metricName] of this.ctx.dictionaries.entries('metricName', this.ctx.accountIds)) {
+      const kind = of(metricName);
       if (kind) entries.push([id, type === 'json' ? JSON.stringify(kind) : kind]);
+    }
+    if (entries.length > MAX_LOOKUP_ENTRIES) {
+      throw new NrqlError('NRQL_UNSUPPORTED', `${name} is read from the metric names, and more than ${MAX_LOOKUP_ENTRIES} of these accounts' metric names carry it: too many to look up`, span);
     }
     return { kind: 'lookup', expr: field('metricId'), entries, ...(type === 'json' ? { json: true } : {}) };
   }
