@@ -19,21 +19,23 @@ import { request, Agent } from 'node:https';
 import { readFileSync } from 'node:fs';
 import { resolveServeConfig } from '../src/config.js';
 import { startServer } from '../src/server.js';
+import { pathToFileURL } from 'node:url';
 
 const LICENSE_KEY = '0123456789abcdef0123456789abcdef01234567';
 
-function flag(name: string, fallback: number): number {
-  const arg = process.argv.find((a) => a.startsWith(`--${name}=`));
-  return arg ? Number(arg.split('=')[1]) : fallback;
+/** `--name=N` from the command line, or from `npm run bench`'s flags. */
+function flagOf(flags: ReadonlyMap<string, string>, name: string, fallback: number): number {
+  const value = flags.get(name);
+  return value === undefined ? fallback : Number(value);
 }
 
 function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
-async function main(): Promise<void> {
-  const requests = flag('requests', 500);
-  const metrics = flag('metrics', 150);
+export async function ackWindowBench(flags: ReadonlyMap<string, string>): Promise<void> {
+  const requests = flagOf(flags, 'requests', 500);
+  const metrics = flagOf(flags, 'metrics', 150);
   const dataDir = await mkdtemp(join(tmpdir(), 'timeslice-ack-window-'));
   const config = resolveServeConfig(
     { host: '127.0.0.1', port: '0', 'collector-port': '0', data: dataDir },
@@ -90,7 +92,14 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const flags = new Map<string, string>();
+  for (const arg of process.argv.slice(2)) {
+    const m = /^--([^=]+)(?:=(.*))?$/.exec(arg);
+    if (m) flags.set(m[1]!, m[2] ?? 'true');
+  }
+  ackWindowBench(flags).catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
+}

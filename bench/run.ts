@@ -99,6 +99,7 @@ const BENCHES: Record<string, (flags: Flags) => Promise<unknown>> = {
   },
   starvation: async (flags) => (await import('./starvation.js')).starvationBench(flags.values),
   durability: async (flags) => (await import('./durability.js')).durabilityBench(flags.values),
+  'ack-window': async (flags) => (await import('./ack-window.js')).ackWindowBench(flags.values),
   'rest-limits': async () => {
     const { formatRestLimitsResult, runRestLimits } = await import('./rest-limits.js');
     const result = await runRestLimits();
