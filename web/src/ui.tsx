@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState, useSyncExternalStore } from 'react';
+import { useEffect, useMemo, useState, useSyncExternalStore, type ReactNode } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useLocation, useSearch } from 'wouter';
 import { ApiError, ConnectionError, getKey, graphql, runNrql, type NrqlResult } from './api.js';
@@ -176,7 +176,7 @@ export function NrqlChart(props: { readonly id: string; readonly title: string; 
 export interface Column {
   readonly key: string;
   readonly label?: string;
-  readonly render?: (row: Record<string, any>) => unknown;
+  readonly render?: (row: Record<string, any>) => ReactNode;
 }
 
 /** A table drawn from one NRQL query's rows. */
