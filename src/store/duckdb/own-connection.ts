@@ -19,3 +19,16 @@ export async function withOwnConnection<T>(db: Database, work: (connection: Duck
 export async function runOnOwnConnection(db: Database, sql: string, params: DuckDBValue[]): Promise<void> {
   await withOwnConnection(db, (connection) => connection.run(sql, params, paramTypes(params)));
 }
+
+/** Runs `work` between BEGIN and COMMIT on `connection`, rolling back when it throws. */
+export async function inTransaction<T>(connection: DuckDBConnection, work: () => Promise<T>): Promise<T> {
+  await connection.run('BEGIN TRANSACTION');
+  try {
+    const result = await work();
+    await connection.run('COMMIT');
+    return result;
+  } catch (error) {
+    await connection.run('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+}

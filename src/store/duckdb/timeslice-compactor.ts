@@ -5,6 +5,7 @@ import { timestampValue } from './duckdb-values.js';
 import { Mutex } from '../mutex.js';
 import { DEFAULT_COMPACTION, type CompactorOptions } from '../store.js';
 import { COMPACTED_TIMESLICES, DAILY_TIMESLICES } from './timeslice-tables.js';
+import { inTransaction } from './own-connection.js';
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 const CLUSTER_ORDER = 'ORDER BY account_id, app_id, metric_id, ts';
@@ -83,28 +84,17 @@ export class TimesliceCompactor {
       if (this.stopped) return;
       const from = timestampValue(Number(day));
       const until = timestampValue(Number(day) + DAY_MS);
-      await this.maintenance.run(() => this.inTransaction(conn, async () => {
+      await this.maintenance.run(() => inTransaction(conn, async () => {
         await conn.run(`INSERT INTO ${DAILY_TIMESLICES} SELECT * FROM ${COMPACTED_TIMESLICES} WHERE ts >= $1 AND ts < $2 ${CLUSTER_ORDER}`, [from, until]);
         await conn.run(`DELETE FROM ${COMPACTED_TIMESLICES} WHERE ts >= $1 AND ts < $2`, [from, until]);
       }));
     }
   }
 
-  private async inTransaction<T>(conn: DuckDBConnection, work: () => Promise<T>): Promise<T> {
-    await conn.run('BEGIN TRANSACTION');
-    try {
-      const result = await work();
-      await conn.run('COMMIT');
-      return result;
-    } catch (error) {
-      await conn.run('ROLLBACK').catch(() => undefined);
-      throw error;
-    }
-  }
 
   private moveBefore(conn: DuckDBConnection, untilMs: number): Promise<number> {
     const until = timestampValue(untilMs);
-    return this.inTransaction(conn, async () => {
+    return inTransaction(conn, async () => {
       const inserted = await conn.run(`INSERT INTO ${COMPACTED_TIMESLICES} SELECT * FROM timeslices WHERE ts < $1 ${CLUSTER_ORDER}`, [until]);
       await conn.run('DELETE FROM timeslices WHERE ts < $1', [until]);
       return Number(inserted.rowsChanged);

@@ -10,6 +10,7 @@ import { DEFAULT_UPKEEP, KEY_METRIC_PATTERNS, type TableStatus, type UpkeepOptio
 import type { Database } from './database.js';
 import { timestampValue } from './duckdb-values.js';
 import { HOURLY_TIMESLICES, TIMESLICE_TABLES } from './timeslice-tables.js';
+import { inTransaction } from './own-connection.js';
 
 const MINUTE_MS = 60_000;
 
@@ -138,14 +139,14 @@ export class TimesliceUpkeep {
         // Nothing to roll up before the closed hours end: the watermark moves past them.
         if (from !== null) {
           const nowMs = this.clock.now();
-          await this.maintenance.run(() => this.inTransaction(conn, () => this.record(conn, 'rollup', closedUntilMs, 0, nowMs)));
+          await this.maintenance.run(() => inTransaction(conn, () => this.record(conn, 'rollup', closedUntilMs, 0, nowMs)));
           this.rolledUp(closedUntilMs, nowMs);
         }
         break;
       }
       const hourMs = Math.floor(oldest / HOUR_MS) * HOUR_MS;
       const nowMs = this.clock.now();
-      const made = await this.maintenance.run(() => this.inTransaction(conn, async () => {
+      const made = await this.maintenance.run(() => inTransaction(conn, async () => {
         const inserted = await conn.run(
           `INSERT INTO ${HOURLY_TIMESLICES}
            SELECT account_id, app_id, host_id, instance_id, metric_id, scope_id, $1::TIMESTAMP, ${ROLLUP_VALUES}
@@ -178,17 +179,6 @@ export class TimesliceUpkeep {
     this.state.lastRollupMs = nowMs;
   }
 
-  private async inTransaction<T>(conn: DuckDBConnection, work: () => Promise<T>): Promise<T> {
-    await conn.run('BEGIN TRANSACTION');
-    try {
-      const result = await work();
-      await conn.run('COMMIT');
-      return result;
-    } catch (error) {
-      await conn.run('ROLLBACK').catch(() => undefined);
-      throw error;
-    }
-  }
 
   /** The start of the minute `periodMs` before now: rows before it have expired. */
   private cutoff(periodMs: number): number {
@@ -243,7 +233,7 @@ export class TimesliceUpkeep {
       for (;;) {
         if (this.stopped) return deleted;
         // A bounded step: at most `step` rows, one short transaction, then ingest gets its turn.
-        const removed = await this.maintenance.run(() => this.inTransaction(conn, async () => {
+        const removed = await this.maintenance.run(() => inTransaction(conn, async () => {
           const result = await conn.run(
             `DELETE FROM ${expiry.table} WHERE rowid IN (SELECT rowid FROM ${expiry.table} WHERE ${expiry.where} LIMIT ${step})`,
             expiry.params,
@@ -257,7 +247,7 @@ export class TimesliceUpkeep {
       }
     }
     const nowMs = this.clock.now();
-    await this.maintenance.run(() => this.inTransaction(conn, () => this.record(conn, 'retention', null, total, nowMs)));
+    await this.maintenance.run(() => inTransaction(conn, () => this.record(conn, 'retention', null, total, nowMs)));
     this.state.lastRetentionMs = nowMs;
     // Freed blocks are reused by later inserts once a checkpoint has written the deletions out.
     if (total > 0) await conn.run('CHECKPOINT').catch(() => undefined);
