@@ -19,7 +19,7 @@ import { request, Agent } from 'node:https';
 import { readFileSync } from 'node:fs';
 import { resolveServeConfig } from '../src/config.js';
 import { startServer } from '../src/server.js';
-import { pathToFileURL } from 'node:url';
+import { runAlone } from './run-alone.js';
 
 const LICENSE_KEY = '0123456789abcdef0123456789abcdef01234567';
 
@@ -92,14 +92,4 @@ export async function ackWindowBench(flags: ReadonlyMap<string, string>): Promis
   }
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const flags = new Map<string, string>();
-  for (const arg of process.argv.slice(2)) {
-    const m = /^--([^=]+)(?:=(.*))?$/.exec(arg);
-    if (m) flags.set(m[1]!, m[2] ?? 'true');
-  }
-  ackWindowBench(flags).catch((error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  });
-}
+runAlone(import.meta.url, ackWindowBench);

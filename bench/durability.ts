@@ -26,6 +26,7 @@ import { join } from 'node:path';
 import { seededRandom } from '../test/helpers/seeded-random.js';
 import { machineFacts, type MachineFacts } from './machine.js';
 import { BenchAgent, startServe, stopServe, type ServeProcess } from './serve-process.js';
+import { runAlone } from './run-alone.js';
 
 export interface DurabilityOptions {
   readonly seed: number;
@@ -178,14 +179,4 @@ export async function durabilityBench(flags: ReadonlyMap<string, string>): Promi
 }
 
 // Runnable alone: `node dist/bench/durability.js [--seed=N …]`.
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const flags = new Map<string, string>();
-  for (const arg of process.argv.slice(2)) {
-    const m = /^--([^=]+)(?:=(.*))?$/.exec(arg);
-    if (m) flags.set(m[1]!, m[2] ?? 'true');
-  }
-  durabilityBench(flags).catch((error: unknown) => {
-    console.error(error instanceof Error ? (error.stack ?? error.message) : error);
-    process.exit(1);
-  });
-}
+runAlone(import.meta.url, durabilityBench);

@@ -37,6 +37,7 @@ import { join } from 'node:path';
 import { seededRandom } from '../test/helpers/seeded-random.js';
 import { machineFacts, type MachineFacts } from './machine.js';
 import { BENCH_API_KEY, BenchAgent, quantile, request, startServe, type Reply, type ServeProcess } from './serve-process.js';
+import { runAlone } from './run-alone.js';
 
 export const HEAVY_QUERY = 'SELECT percentile(duration, 99), uniqueCount(guid), uniqueCount(traceId) FROM Transaction FACET guid SINCE 1 week ago LIMIT MAX';
 
@@ -338,14 +339,4 @@ export async function starvationBench(flags: ReadonlyMap<string, string>): Promi
 }
 
 // Runnable alone: `node dist/bench/starvation.js [--seconds=N …]`.
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const flags = new Map<string, string>();
-  for (const arg of process.argv.slice(2)) {
-    const m = /^--([^=]+)(?:=(.*))?$/.exec(arg);
-    if (m) flags.set(m[1]!, m[2] ?? 'true');
-  }
-  starvationBench(flags).catch((error: unknown) => {
-    console.error(error instanceof Error ? (error.stack ?? error.message) : error);
-    process.exit(1);
-  });
-}
+runAlone(import.meta.url, starvationBench);
