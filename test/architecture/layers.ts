@@ -23,6 +23,9 @@ export const MODULES: Readonly<Record<string, ModuleRule>> = {
   'store/open-store': { paths: ['store/open-store.ts'], mayImport: ['clock', 'domain', 'plan', 'sql', 'security', 'store', 'store/duckdb'] },
   'store/duckdb': { paths: ['store/duckdb'], mayImport: ['clock', 'domain', 'plan', 'sql', 'security', 'store', 'duckdb-package'] },
   'duckdb-package': { paths: ['@duckdb/node-api'], mayImport: [], packages: true },
+  // The shared catalog and alert state of a scale-out deployment; the only module that may import pg.
+  'store/postgres': { paths: ['store/postgres'], mayImport: ['clock', 'domain', 'plan', 'sql', 'security', 'store', 'pg-package'] },
+  'pg-package': { paths: ['pg'], mayImport: [], packages: true },
   nrql: { paths: ['nrql'], mayImport: ['clock', 'domain', 'plan', 'sql', 'store'] },
   applications: { paths: ['applications'], mayImport: ['clock', 'domain', 'plan', 'nrql', 'store'] },
   // Alerting's service: evaluates conditions through NRQL, keeps its state in the store, sends webhooks.

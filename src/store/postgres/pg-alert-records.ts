@@ -1,0 +1,182 @@
+import type pg from 'pg';
+import type { AlertPolicy, Incident, Issue, NrqlCondition } from '../../domain/alerts/alert-model.js';
+import type { ConditionEvaluatorState } from '../../domain/alerts/condition-evaluator.js';
+import type { Channel, Destination, Workflow } from '../../domain/alerts/notification-model.js';
+import type { AlertRecords, AlertSnapshot, AlertStateChange, NotificationConfig, OutboxEntry, StoredCondition, StoredPolicy } from '../alert-records.js';
+import type { PostgresDatabase } from './pg-database.js';
+
+const NOTIFICATION_TABLES = { destination: 'alert_destinations', channel: 'alert_channels', workflow: 'alert_workflows' } as const;
+
+/**
+ * Alert state in PostgreSQL, shared by every node: the same rows as the DuckDB store's, each
+ * write one transaction. The outbox's idempotency key is its primary key, so a notification
+ * decided twice (two nodes across a lease takeover) is one row.
+ */
+export class PgAlertRecords implements AlertRecords {
+  constructor(private readonly db: PostgresDatabase) {}
+
+  private async all<T extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<T[]> {
+    return (await this.db.pool.query<T>(sql, params)).rows;
+  }
+
+  async load(): Promise<AlertSnapshot> {
+    const policies = await this.all<{ body: string; created_at: number; updated_at: number }>('SELECT body, created_at, updated_at FROM alert_policies ORDER BY id');
+    const conditions = await this.all<{ body: string; created_at: number; updated_at: number }>('SELECT body, created_at, updated_at FROM alert_conditions ORDER BY id');
+    const states = await this.all<{ condition_id: number; state: string }>('SELECT condition_id, state FROM alert_evaluator_states');
+    const openIssues = (await this.all<{ body: string }>("SELECT body FROM alert_issues WHERE state <> 'CLOSED' ORDER BY id")).map((r) => JSON.parse(r.body) as Issue);
+    const incidents = (
+      await this.all<{ body: string }>(
+        `SELECT body FROM alert_incidents WHERE closed_at IS NULL
+           OR issue_id IN (SELECT id FROM alert_issues WHERE state <> 'CLOSED') ORDER BY id`,
+      )
+    ).map((r) => JSON.parse(r.body) as Incident);
+    return {
+      policies: policies.map((r) => ({ policy: JSON.parse(r.body) as AlertPolicy, createdAt: r.created_at, updatedAt: r.updated_at })),
+      conditions: conditions.map((r) => ({ condition: JSON.parse(r.body) as NrqlCondition, createdAt: r.created_at, updatedAt: r.updated_at })),
+      evaluatorStates: new Map(states.map((r) => [String(r.condition_id), JSON.parse(r.state) as ConditionEvaluatorState])),
+      incidents,
+      openIssues,
+    };
+  }
+
+  async nextId(kind: 'policy' | 'condition'): Promise<number> {
+    const sequence = kind === 'policy' ? 'alert_policy_ids' : 'alert_condition_ids';
+    const rows = await this.all<{ id: number }>(`SELECT nextval('${sequence}') AS id`);
+    return rows[0]!.id;
+  }
+
+  async savePolicy(stored: StoredPolicy): Promise<void> {
+    const p = stored.policy;
+    await this.db.pool.query(
+      `INSERT INTO alert_policies VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (id) DO UPDATE SET account_id = $2, body = $3, created_at = $4, updated_at = $5`,
+      [Number(p.id), p.accountId, JSON.stringify(p), stored.createdAt, stored.updatedAt],
+    );
+  }
+
+  async deletePolicy(accountId: number, policyId: string): Promise<void> {
+    await this.db.transaction(async (c) => {
+      const id = Number(policyId);
+      await c.query('DELETE FROM alert_evaluator_states WHERE condition_id IN (SELECT id FROM alert_conditions WHERE account_id = $1 AND policy_id = $2)', [accountId, id]);
+      await c.query('DELETE FROM alert_conditions WHERE account_id = $1 AND policy_id = $2', [accountId, id]);
+      await c.query('DELETE FROM alert_policies WHERE account_id = $1 AND id = $2', [accountId, id]);
+    });
+  }
+
+  async saveCondition(stored: StoredCondition): Promise<void> {
+    const k = stored.condition;
+    await this.db.pool.query(
+      `INSERT INTO alert_conditions VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (id) DO UPDATE SET account_id = $2, policy_id = $3, body = $4, created_at = $5, updated_at = $6`,
+      [Number(k.id), k.accountId, Number(k.policyId), JSON.stringify(k), stored.createdAt, stored.updatedAt],
+    );
+  }
+
+  async deleteCondition(accountId: number, conditionId: string): Promise<void> {
+    await this.db.transaction(async (c) => {
+      await c.query('DELETE FROM alert_evaluator_states WHERE condition_id = $1', [Number(conditionId)]);
+      await c.query('DELETE FROM alert_conditions WHERE account_id = $1 AND id = $2', [accountId, Number(conditionId)]);
+    });
+  }
+
+  async commit(change: AlertStateChange): Promise<void> {
+    const outbox = change.outbox ?? [];
+    if (change.evaluatorStates.size === 0 && change.incidents.length === 0 && change.issues.length === 0 && outbox.length === 0) return;
+    // One statement per table: the rows travel as arrays (unnest), so a cycle that opens thousands of
+    // incidents is a handful of round trips, not thousands.
+    await this.db.transaction(async (c) => {
+      if (change.evaluatorStates.size > 0) {
+        const ids = [...change.evaluatorStates.keys()].map(Number);
+        const states = [...change.evaluatorStates.values()].map((s) => JSON.stringify(s));
+        await c.query(
+          `INSERT INTO alert_evaluator_states SELECT * FROM unnest($1::int[], $2::text[])
+           ON CONFLICT (condition_id) DO UPDATE SET state = EXCLUDED.state`,
+          [ids, states],
+        );
+      }
+      if (change.incidents.length > 0) {
+        const i = change.incidents;
+        await c.query(
+          `INSERT INTO alert_incidents SELECT * FROM unnest($1::text[], $2::int[], $3::int[], $4::text[], $5::bigint[], $6::bigint[], $7::text[])
+           ON CONFLICT (id) DO UPDATE SET account_id = EXCLUDED.account_id, condition_id = EXCLUDED.condition_id, issue_id = EXCLUDED.issue_id,
+             opened_at = EXCLUDED.opened_at, closed_at = EXCLUDED.closed_at, body = EXCLUDED.body`,
+          [
+            i.map((x) => x.id), i.map((x) => x.accountId), i.map((x) => Number(x.conditionId)), i.map((x) => x.issueId),
+            i.map((x) => x.detectedAt), i.map((x) => x.closeDetectedAt), i.map((x) => JSON.stringify(x)),
+          ],
+        );
+      }
+      if (change.issues.length > 0) {
+        const s = change.issues;
+        await c.query(
+          `INSERT INTO alert_issues SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::bigint[], $5::bigint[], $6::text[])
+           ON CONFLICT (id) DO UPDATE SET account_id = EXCLUDED.account_id, state = EXCLUDED.state, created_at = EXCLUDED.created_at,
+             closed_at = EXCLUDED.closed_at, body = EXCLUDED.body`,
+          [s.map((x) => x.id), s.map((x) => x.accountId), s.map((x) => x.state), s.map((x) => x.createdAt), s.map((x) => x.closedAt), s.map((x) => JSON.stringify(x))],
+        );
+      }
+      for (const entry of outbox) {
+        await c.query(
+          `INSERT INTO alert_notifications (key, account_id, issue_id, channel_id, body, status, attempts, created_at, updated_at)
+           VALUES ($1, $2, $3, $4, $5, 'PENDING', 0, $6, $6) ON CONFLICT (key) DO NOTHING`,
+          [entry.key, entry.accountId, entry.issueId, entry.channelId, JSON.stringify(entry), entry.createdAt],
+        );
+      }
+    });
+  }
+
+  async issues(accountId: number, from: number, to: number): Promise<Issue[]> {
+    const rows = await this.all<{ body: string }>(
+      'SELECT body FROM alert_issues WHERE account_id = $1 AND created_at <= $3 AND (closed_at IS NULL OR closed_at >= $2) ORDER BY created_at DESC, id',
+      [accountId, from, to],
+    );
+    return rows.map((r) => JSON.parse(r.body) as Issue);
+  }
+
+  async incidents(accountId: number, from: number, to: number): Promise<Incident[]> {
+    const rows = await this.all<{ body: string }>(
+      'SELECT body FROM alert_incidents WHERE account_id = $1 AND opened_at <= $3 AND (closed_at IS NULL OR closed_at >= $2) ORDER BY opened_at DESC, id',
+      [accountId, from, to],
+    );
+    return rows.map((r) => JSON.parse(r.body) as Incident);
+  }
+
+  async loadNotificationConfig(): Promise<NotificationConfig> {
+    const read = async <T>(table: string) => (await this.all<{ body: string }>(`SELECT body FROM ${table} ORDER BY seq`)).map((r) => JSON.parse(r.body) as T);
+    return {
+      destinations: await read<Destination>(NOTIFICATION_TABLES.destination),
+      channels: await read<Channel>(NOTIFICATION_TABLES.channel),
+      workflows: await read<Workflow>(NOTIFICATION_TABLES.workflow),
+    };
+  }
+
+  async saveNotificationObject(kind: 'destination' | 'channel' | 'workflow', object: Destination | Channel | Workflow): Promise<void> {
+    // An update moves the object to the end of the order, as the DuckDB store's delete-and-insert does.
+    const table = NOTIFICATION_TABLES[kind];
+    await this.db.transaction(async (c) => {
+      await c.query(`DELETE FROM ${table} WHERE id = $1`, [object.id]);
+      await c.query(`INSERT INTO ${table} (id, account_id, body) VALUES ($1, $2, $3)`, [object.id, object.accountId, JSON.stringify(object)]);
+    });
+  }
+
+  async deleteNotificationObject(kind: 'destination' | 'channel' | 'workflow', accountId: number, id: string): Promise<void> {
+    await this.db.pool.query(`DELETE FROM ${NOTIFICATION_TABLES[kind]} WHERE account_id = $1 AND id = $2`, [accountId, id]);
+  }
+
+  async pendingNotifications(): Promise<OutboxEntry[]> {
+    const rows = await this.all<{ body: string }>("SELECT body FROM alert_notifications WHERE status = 'PENDING' ORDER BY created_at, seq");
+    return rows.map((r) => JSON.parse(r.body) as OutboxEntry);
+  }
+
+  async markNotification(key: string, status: 'SENT' | 'FAILED', attempts: number, at: number): Promise<void> {
+    await this.db.pool.query('UPDATE alert_notifications SET status = $2, attempts = $3, updated_at = $4 WHERE key = $1', [key, status, attempts, at]);
+  }
+
+  async notificationLog(accountId: number): Promise<Array<OutboxEntry & { status: string; attempts: number }>> {
+    const rows = await this.all<{ body: string; status: string; attempts: number }>(
+      'SELECT body, status, attempts FROM alert_notifications WHERE account_id = $1 ORDER BY created_at, seq',
+      [accountId],
+    );
+    return rows.map((r) => ({ ...(JSON.parse(r.body) as OutboxEntry), status: r.status, attempts: r.attempts }));
+  }
+}
