@@ -56,6 +56,8 @@ function describeConnectError(url: string, error: unknown): PostgresConfigError 
 }
 
 export interface PostgresDatabase {
+  /** The URL it was opened with (the change feed opens its own listening connection). */
+  readonly url: string;
   readonly pool: pg.Pool;
   /** `server_version_num`, e.g. 150004. */
   readonly version: number;
@@ -110,7 +112,7 @@ export async function openPostgresDatabase(url: string, options: { readonly maxC
       client.release();
     }
   };
-  return { pool, version, transaction, close: () => pool.end() };
+  return { url, pool, version, transaction, close: () => pool.end() };
 }
 
 /** Arbitrary but fixed: the advisory lock key migrations hold (`timeslice` in ASCII, truncated). */

@@ -58,6 +58,7 @@ export class PgLease implements BackgroundLease {
 
   start(onChange?: (held: boolean) => void): void {
     this.listener = onChange;
+    if (this.wasHeld) onChange?.(true);
     if (this.timer || this.closed) return;
     const tick = () => {
       this.running = this.attempt().then(() => undefined, () => undefined).finally(() => {

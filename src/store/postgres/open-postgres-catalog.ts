@@ -1,0 +1,59 @@
+import type { Clock } from '../../clock.js';
+import type { AlertRecords } from '../alert-records.js';
+import type { AccountsAndKeys } from '../catalog/accounts.js';
+import { PgAccounts } from './catalog/pg-accounts.js';
+import { PgAlertRecords } from './pg-alert-records.js';
+import { PgChangeFeed } from './pg-change-feed.js';
+import { openPostgresDatabase, type PostgresDatabase } from './pg-database.js';
+import { PgLease, type PgLeaseOptions } from './pg-lease.js';
+
+export interface PostgresCatalogOptions {
+  readonly clock: Clock;
+  /** Pool size per node (default 10). */
+  readonly maxConnections?: number;
+  readonly lease?: PgLeaseOptions;
+}
+
+/** What a node keeps in the shared PostgreSQL database. */
+export interface PostgresCatalog {
+  readonly db: PostgresDatabase;
+  /** Accounts, users and hashed keys, coherent across nodes. */
+  readonly accounts: AccountsAndKeys;
+  /** Alert configuration and state, the notification outbox. */
+  readonly alerts: AlertRecords;
+  /** Who runs background work (not started: the composition starts it). */
+  readonly lease: PgLease;
+  /** The LISTEN connection that keeps this node's memory coherent with the others. */
+  readonly feed: PgChangeFeed;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the catalog database named by TIMESLICE_CATALOG (postgres://user@host:5432/database):
+ * checks the server (a PostgresConfigError naming what is wrong), migrates its schema, loads what
+ * nodes hold in memory and starts listening for the other nodes' changes. The one entry point
+ * the store composition calls.
+ */
+export async function openPostgresCatalog(url: string, options: PostgresCatalogOptions): Promise<PostgresCatalog> {
+  const db = await openPostgresDatabase(url, options.maxConnections !== undefined ? { maxConnections: options.maxConnections } : {});
+  const feed = new PgChangeFeed(db);
+  try {
+    const accounts = new PgAccounts(db, options.clock, feed);
+    // Listening first: a change committed between the load and the LISTEN would otherwise be missed.
+    await feed.start();
+    await accounts.load();
+    const lease = new PgLease(db, options.lease);
+    return {
+      db, accounts, alerts: new PgAlertRecords(db), lease, feed,
+      async close() {
+        await lease.close();
+        await feed.close();
+        await db.close();
+      },
+    };
+  } catch (error) {
+    await feed.close().catch(() => undefined);
+    await db.close().catch(() => undefined);
+    throw error;
+  }
+}
