@@ -63,7 +63,7 @@ const ENGINES: Engine[] = [
         async open() {
           const pgc = await openPostgresCatalog(url, { clock });
           return {
-            accounts: pgc.accounts,
+            accounts: pgc.catalog,
             storedKeys: async (id) => (await pgc.db.pool.query('SELECT account_id, kind, key_hash FROM api_keys WHERE account_id = $1 ORDER BY kind, key_hash', [id])).rows,
             close: () => pgc.close(),
           };
@@ -211,22 +211,22 @@ describe('accounts shared by two nodes (PostgreSQL)', () => {
       nodes.push(await openPostgresCatalog(url, { clock }), await openPostgresCatalog(url, { clock }));
       const [one, two] = nodes as [PostgresCatalog, PostgresCatalog];
       // Both start at once: one account 1, one admin, one pair of keys.
-      const boots = await Promise.all([one.accounts.bootstrap(), two.accounts.bootstrap()]);
+      const boots = await Promise.all([one.catalog.bootstrap(), two.catalog.bootstrap()]);
       assert.equal(boots.filter((b) => b !== undefined).length, 1);
       const keys = boots.find((b) => b !== undefined)!;
-      await until(() => one.accounts.accountForLicenseKey(keys.licenseKey) === 1 && two.accounts.accountForLicenseKey(keys.licenseKey) === 1, 1000);
+      await until(() => one.catalog.accountForLicenseKey(keys.licenseKey) === 1 && two.catalog.accountForLicenseKey(keys.licenseKey) === 1, 1000);
 
-      const account = await one.accounts.createAccount('Remote');
-      const license = await one.accounts.createLicenseKey(account.id);
-      const seenMs = await until(() => two.accounts.accountForLicenseKey(license) === account.id, 1000);
-      assert.deepEqual(two.accounts.account(account.id), { id: 2, name: 'Remote' });
+      const account = await one.catalog.createAccount('Remote');
+      const license = await one.catalog.createLicenseKey(account.id);
+      const seenMs = await until(() => two.catalog.accountForLicenseKey(license) === account.id, 1000);
+      assert.deepEqual(two.catalog.account(account.id), { id: 2, name: 'Remote' });
       // Ids come from the database: both nodes creating at once never collide.
-      const made = await Promise.all([one.accounts.createAccount('A'), two.accounts.createAccount('B'), one.accounts.createAccount('C')]);
+      const made = await Promise.all([one.catalog.createAccount('A'), two.catalog.createAccount('B'), one.catalog.createAccount('C')]);
       assert.deepEqual(made.map((a) => a.id).sort(), [3, 4, 5]);
-      await until(() => two.accounts.accounts().length === 5 && one.accounts.accounts().length === 5, 1000);
+      await until(() => two.catalog.accounts().length === 5 && one.catalog.accounts().length === 5, 1000);
 
-      await two.accounts.revokeKey(license);
-      const goneMs = await until(() => one.accounts.accountForLicenseKey(license) === undefined, 1000);
+      await two.catalog.revokeKey(license);
+      const goneMs = await until(() => one.catalog.accountForLicenseKey(license) === undefined, 1000);
       assert.ok(seenMs < 1000 && goneMs < 1000, `seen after ${seenMs} ms, revoked after ${goneMs} ms`);
     } finally {
       for (const node of nodes) await node.close();

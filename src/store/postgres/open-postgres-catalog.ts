@@ -1,7 +1,8 @@
 import type { Clock } from '../../clock.js';
 import type { AlertRecords } from '../alert-records.js';
-import type { AccountsAndKeys } from '../catalog/accounts.js';
 import { PgAccounts } from './catalog/pg-accounts.js';
+import { PgApplications, type PgApplicationDeps } from './catalog/pg-applications.js';
+import { PgCatalog } from './pg-catalog.js';
 import { PgAlertRecords } from './pg-alert-records.js';
 import { PgChangeFeed } from './pg-change-feed.js';
 import { openPostgresDatabase, type PostgresDatabase } from './pg-database.js';
@@ -12,13 +13,15 @@ export interface PostgresCatalogOptions {
   /** Pool size per node (default 10). */
   readonly maxConnections?: number;
   readonly lease?: PgLeaseOptions;
+  /** What else holds applications' data (the metric index, entity stores, the data engine). */
+  readonly applications?: PgApplicationDeps;
 }
 
 /** What a node keeps in the shared PostgreSQL database. */
 export interface PostgresCatalog {
   readonly db: PostgresDatabase;
-  /** Accounts, users and hashed keys, coherent across nodes. */
-  readonly accounts: AccountsAndKeys;
+  /** Accounts, users and hashed keys, applications, hosts, instances and agent runs, coherent across nodes. */
+  readonly catalog: PgCatalog;
   /** Alert configuration and state, the notification outbox. */
   readonly alerts: AlertRecords;
   /** Who runs background work (not started: the composition starts it). */
@@ -39,14 +42,17 @@ export async function openPostgresCatalog(url: string, options: PostgresCatalogO
   const feed = new PgChangeFeed(db);
   try {
     const accounts = new PgAccounts(db, options.clock, feed);
+    const apps = new PgApplications(db, options.clock, feed, options.applications);
     // Listening first: a change committed between the load and the LISTEN would otherwise be missed.
     await feed.start();
     await accounts.load();
+    await apps.load();
     const lease = new PgLease(db, options.lease);
     return {
-      db, accounts, alerts: new PgAlertRecords(db), lease, feed,
+      db, catalog: new PgCatalog(accounts, apps), alerts: new PgAlertRecords(db), lease, feed,
       async close() {
         await lease.close();
+        await apps.close();
         await feed.close();
         await db.close();
       },

@@ -4,9 +4,12 @@ import type { PostgresDatabase } from './pg-database.js';
 /** The channel every catalog write notifies, with the topic (the part of the catalog) as payload. */
 export const CATALOG_CHANNEL = 'timeslice_catalog';
 
-/** Tells the other nodes, when the calling transaction commits, that `topic` changed. */
-export async function notifyChange(client: pg.ClientBase, topic: string): Promise<void> {
-  await client.query('SELECT pg_notify($1, $2)', [CATALOG_CHANNEL, topic]);
+/**
+ * Tells the other nodes, when the calling transaction commits, that `topic` changed (and, when
+ * given, which entry of it: `topic:detail`, so a node reloads only that).
+ */
+export async function notifyChange(client: pg.ClientBase, topic: string, detail?: string): Promise<void> {
+  await client.query('SELECT pg_notify($1, $2)', [CATALOG_CHANNEL, detail === undefined ? topic : `${topic}:${detail}`]);
 }
 
 /**
@@ -17,7 +20,7 @@ export async function notifyChange(client: pg.ClientBase, topic: string): Promis
  * every part reloads, since notifications sent meanwhile are lost.
  */
 export class PgChangeFeed {
-  private readonly reloaders = new Map<string, () => Promise<void>>();
+  private readonly reloaders = new Map<string, (detail: string | undefined) => Promise<void>>();
   private readonly state = new Map<string, { running: Promise<void>; again: boolean }>();
   private client: pg.Client | undefined;
   private closed = false;
@@ -27,8 +30,11 @@ export class PgChangeFeed {
 
   constructor(private readonly db: PostgresDatabase) {}
 
-  /** `reload` re-reads a part of the catalog into memory; it runs whenever `topic` is notified. */
-  on(topic: string, reload: () => Promise<void>): void {
+  /**
+   * `reload` re-reads a part of the catalog into memory; it runs whenever `topic` is notified, with
+   * the detail the notification names (undefined: reload all of it).
+   */
+  on(topic: string, reload: (detail: string | undefined) => Promise<void>): void {
     this.reloaders.set(topic, reload);
   }
 
@@ -63,11 +69,14 @@ export class PgChangeFeed {
     this.retry = setTimeout(again, 200);
   }
 
-  /** Reloads a topic now (coalescing with one in progress). */
-  reload(topic: string): Promise<void> {
+  /** Reloads `topic` or `topic:detail` now (coalescing with the same one in progress). */
+  reload(payload: string): Promise<void> {
+    const colon = payload.indexOf(':');
+    const topic = colon < 0 ? payload : payload.slice(0, colon);
+    const detail = colon < 0 ? undefined : payload.slice(colon + 1);
     const reload = this.reloaders.get(topic);
     if (!reload) return Promise.resolve();
-    const current = this.state.get(topic);
+    const current = this.state.get(payload);
     if (current) {
       current.again = true;
       return current.running;
@@ -77,14 +86,14 @@ export class PgChangeFeed {
       do {
         entry.again = false;
         try {
-          await reload();
+          await reload(detail);
         } catch (error) {
           this.lastError = error as Error;
         }
       } while (entry.again && !this.closed);
-      this.state.delete(topic);
+      this.state.delete(payload);
     })();
-    this.state.set(topic, entry);
+    this.state.set(payload, entry);
     return entry.running;
   }
 
