@@ -22,6 +22,11 @@ export interface EntityRows<T extends StoredEntity> {
   /** Writes every field of an existing entity. */
   update(entity: T): Promise<void>;
   delete(id: number): Promise<void>;
+  /**
+   * Where another process shares the rows (a shared catalog), calls `changed` whenever they changed
+   * there: the collection reads them all again.
+   */
+  watch?(changed: () => Promise<void>): void;
 }
 
 /** Entity names: 1 to 255 characters once trimmed (domain/entity-name.ts). `kind` names the entity in the RangeError. */
@@ -45,7 +50,17 @@ export class EntityCollection<T extends StoredEntity> {
   static async open<T extends StoredEntity>(rows: EntityRows<T>): Promise<EntityCollection<T>> {
     const collection = new EntityCollection(rows);
     for (const entity of await rows.loadAll()) collection.byId.set(entity.id, entity);
+    rows.watch?.(() => collection.reload());
     return collection;
+  }
+
+  /** Reads every entity again (another node changed them), under the lock so no change of this node interleaves. */
+  private reload(): Promise<void> {
+    return this.mutex.run(async () => {
+      const all = await this.rows.loadAll();
+      this.byId.clear();
+      for (const entity of all) this.byId.set(entity.id, entity);
+    });
   }
 
   get(id: number): T | undefined {

@@ -4,7 +4,9 @@ import { PgAccounts } from './catalog/pg-accounts.js';
 import { PgApplications, type PgApplicationDeps } from './catalog/pg-applications.js';
 import { PgCatalog } from './pg-catalog.js';
 import { PgAlertRecords } from './pg-alert-records.js';
+import type { EntityStores } from '../entity-stores.js';
 import { PgChangeFeed } from './pg-change-feed.js';
+import { loadPgEntityStores } from './pg-entity-stores.js';
 import { openPostgresDatabase, type PostgresDatabase } from './pg-database.js';
 import { PgLease, type PgLeaseOptions } from './pg-lease.js';
 
@@ -22,6 +24,8 @@ export interface PostgresCatalog {
   readonly db: PostgresDatabase;
   /** Accounts, users and hashed keys, applications, hosts, instances and agent runs, coherent across nodes. */
   readonly catalog: PgCatalog;
+  /** Key transactions, mobile and browser applications. */
+  readonly entities: EntityStores;
   /** Alert configuration and state, the notification outbox. */
   readonly alerts: AlertRecords;
   /** Who runs background work (not started: the composition starts it). */
@@ -41,15 +45,18 @@ export async function openPostgresCatalog(url: string, options: PostgresCatalogO
   const db = await openPostgresDatabase(url, options.maxConnections !== undefined ? { maxConnections: options.maxConnections } : {});
   const feed = new PgChangeFeed(db);
   try {
-    const accounts = new PgAccounts(db, options.clock, feed);
-    const apps = new PgApplications(db, options.clock, feed, options.applications);
-    // Listening first: a change committed between the load and the LISTEN would otherwise be missed.
+    // Listening first: a change committed between a load and the LISTEN would otherwise be missed.
     await feed.start();
+    const accounts = new PgAccounts(db, options.clock, feed);
     await accounts.load();
+    const entities = await loadPgEntityStores(db, options.clock, feed);
+    // Deleting an application deletes its key transactions and browser side from these stores too.
+    const dependents = [entities.keyTransactions, entities.browserApplications, ...(options.applications?.dependents ?? [])];
+    const apps = new PgApplications(db, options.clock, feed, { ...options.applications, dependents });
     await apps.load();
     const lease = new PgLease(db, options.lease);
     return {
-      db, catalog: new PgCatalog(accounts, apps), alerts: new PgAlertRecords(db), lease, feed,
+      db, catalog: new PgCatalog(accounts, apps), entities, alerts: new PgAlertRecords(db), lease, feed,
       async close() {
         await lease.close();
         await apps.close();

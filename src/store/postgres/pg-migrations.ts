@@ -172,4 +172,25 @@ CREATE TABLE agent_runs (
 );
 `,
   },
+  {
+    version: 4,
+    name: 'entities made through the APIs: key transactions, mobile and browser applications',
+    sql: `
+-- One table for the three kinds: the entity as JSON (settings laid over the defaults when read, so a
+-- setting added later starts at its default), the columns lookups and deletions filter on beside it.
+-- app_id: a key transaction's application, a browser side's APM application (NULL when standalone).
+CREATE TABLE entities (
+  kind TEXT NOT NULL,
+  id INTEGER NOT NULL,
+  account_id INTEGER NOT NULL,
+  app_id INTEGER,
+  body TEXT NOT NULL,
+  PRIMARY KEY (kind, id)
+);
+CREATE INDEX entities_app ON entities (app_id) WHERE app_id IS NOT NULL;
+CREATE SEQUENCE key_transactions_ids START 1;
+CREATE SEQUENCE mobile_applications_ids START 1;
+CREATE SEQUENCE browser_applications_ids START 1;
+`,
+  },
 ];

@@ -13,6 +13,7 @@ import {
 } from '../../catalog/applications.js';
 import type { MetricScope } from '../../metric-index.js';
 import { notifyChange, type PgChangeFeed } from '../pg-change-feed.js';
+import { APPLICATION_ENTITY_KINDS, notifyApplicationEntitiesGone } from '../pg-entity-stores.js';
 import type { PostgresDatabase } from '../pg-database.js';
 
 const APPS = 'applications';
@@ -354,8 +355,11 @@ export class PgApplications implements ApplicationCatalog, AgentRuns {
       await this.deps.deleteApplicationData?.(id);
       await c.query('DELETE FROM instances WHERE app_id = $1', [id]);
       await c.query('DELETE FROM hosts WHERE app_id = $1', [id]);
+      // Its key transactions and browser side go with it.
+      await c.query('DELETE FROM entities WHERE kind = ANY($1) AND app_id = $2', [APPLICATION_ENTITY_KINDS, id]);
       await c.query('DELETE FROM applications WHERE id = $1', [id]);
       await notifyChange(c, APPS);
+      await notifyApplicationEntitiesGone(c);
     });
     this.apps.delete(id);
     this.hosts.deleteApplication(id);

@@ -1,0 +1,114 @@
+import type pg from 'pg';
+import type { Clock } from '../../clock.js';
+import { DEFAULT_BROWSER_MONITORING_SETTINGS, DEFAULT_MOBILE_AGENT_SETTINGS, type BrowserMonitoringSettings, type MobileAgentSettings } from '../../domain/agent-settings/model.js';
+import { applySettingsPatch, type SettingsPatch } from '../../domain/agent-settings/validation.js';
+import { BrowserApplications, browserSettingsOf, type BrowserApplication } from '../browser-applications.js';
+import type { EntityRows, StoredEntity } from '../entities/entity-collection.js';
+import type { EntityStores } from '../entity-stores.js';
+import { KeyTransactions, type KeyTransaction } from '../key-transactions.js';
+import { MobileApplications, type MobileApplication } from '../mobile-applications.js';
+import { notifyChange, type PgChangeFeed } from './pg-change-feed.js';
+import type { PostgresDatabase } from './pg-database.js';
+
+/** What differs between the three kinds: the application a row belongs to, and settings laid over today's defaults. */
+interface EntityKind<T extends StoredEntity> {
+  readonly name: 'key_transactions' | 'mobile_applications' | 'browser_applications';
+  appIdOf(entity: T): number | null;
+  revive(stored: T): T;
+}
+
+const KEY_TRANSACTIONS: EntityKind<KeyTransaction> = { name: 'key_transactions', appIdOf: (kt) => kt.appId, revive: (kt) => kt };
+const MOBILE_APPLICATIONS: EntityKind<MobileApplication> = {
+  name: 'mobile_applications',
+  appIdOf: () => null,
+  revive: (m) => ({ ...m, settings: applySettingsPatch(DEFAULT_MOBILE_AGENT_SETTINGS, m.settings as SettingsPatch<MobileAgentSettings>) }),
+};
+const BROWSER_APPLICATIONS: EntityKind<BrowserApplication> = {
+  name: 'browser_applications',
+  appIdOf: (b) => b.apmApplicationId,
+  revive: (b) => {
+    const monitoring = applySettingsPatch(DEFAULT_BROWSER_MONITORING_SETTINGS, b.monitoring as SettingsPatch<BrowserMonitoringSettings>);
+    return { ...b, monitoring, settings: browserSettingsOf(monitoring) };
+  },
+};
+
+/** The kinds whose rows go with a deleted application (in the transaction that deletes it). */
+export const APPLICATION_ENTITY_KINDS = [KEY_TRANSACTIONS.name, BROWSER_APPLICATIONS.name] as const;
+
+const TOPIC = 'entities';
+
+/**
+ * An entity store's rows in PostgreSQL, shared by every node. Ids come from the kind's sequence:
+ * `nextId()` is synchronous, so each node holds one id drawn ahead and draws the next after using
+ * it; ids stay unique across nodes and are never reused (a node's unused id is a gap). A write
+ * notifies the other nodes, whose collections read the kind again.
+ */
+export class PgEntityRows<T extends StoredEntity> implements EntityRows<T> {
+  private reserved = 0;
+  private changed: (() => Promise<void>) | undefined;
+
+  private constructor(private readonly db: PostgresDatabase, private readonly kind: EntityKind<T>, feed: PgChangeFeed) {
+    feed.on(`${TOPIC}.${kind.name}`, async () => {
+      await this.changed?.();
+    });
+  }
+
+  static async open<T extends StoredEntity>(db: PostgresDatabase, kind: EntityKind<T>, feed: PgChangeFeed): Promise<PgEntityRows<T>> {
+    const rows = new PgEntityRows(db, kind, feed);
+    await rows.draw();
+    return rows;
+  }
+
+  private async draw(): Promise<void> {
+    this.reserved = (await this.db.pool.query<{ id: number }>(`SELECT nextval('${this.kind.name}_ids')::int AS id`)).rows[0]!.id;
+  }
+
+  watch(changed: () => Promise<void>): void {
+    this.changed = changed;
+  }
+
+  async loadAll(): Promise<T[]> {
+    const { rows } = await this.db.pool.query<{ body: string }>('SELECT body FROM entities WHERE kind = $1 ORDER BY id', [this.kind.name]);
+    return rows.map((r) => this.kind.revive(JSON.parse(r.body) as T));
+  }
+
+  nextId(): number {
+    return this.reserved;
+  }
+
+  async insert(entity: T): Promise<void> {
+    await this.db.transaction(async (c) => {
+      await c.query('INSERT INTO entities VALUES ($1, $2, $3, $4, $5)', [this.kind.name, entity.id, entity.accountId, this.kind.appIdOf(entity), JSON.stringify(entity)]);
+      await notifyChange(c, `${TOPIC}.${this.kind.name}`);
+    });
+    if (entity.id === this.reserved) await this.draw();
+  }
+
+  async update(entity: T): Promise<void> {
+    await this.db.transaction(async (c) => {
+      await c.query('UPDATE entities SET body = $3 WHERE kind = $1 AND id = $2', [this.kind.name, entity.id, JSON.stringify(entity)]);
+      await notifyChange(c, `${TOPIC}.${this.kind.name}`);
+    });
+  }
+
+  async delete(id: number): Promise<void> {
+    await this.db.transaction(async (c) => {
+      await c.query('DELETE FROM entities WHERE kind = $1 AND id = $2', [this.kind.name, id]);
+      await notifyChange(c, `${TOPIC}.${this.kind.name}`);
+    });
+  }
+}
+
+/** Tells every node that an application's entities went (its deletion deleted their rows). */
+export async function notifyApplicationEntitiesGone(c: pg.ClientBase): Promise<void> {
+  for (const kind of APPLICATION_ENTITY_KINDS) await notifyChange(c, `${TOPIC}.${kind}`);
+}
+
+/** The entity stores over the shared catalog database. */
+export async function loadPgEntityStores(db: PostgresDatabase, clock: Clock, feed: PgChangeFeed): Promise<EntityStores> {
+  return {
+    keyTransactions: await KeyTransactions.open(await PgEntityRows.open(db, KEY_TRANSACTIONS, feed), clock),
+    mobileApplications: await MobileApplications.open(await PgEntityRows.open(db, MOBILE_APPLICATIONS, feed), clock),
+    browserApplications: await BrowserApplications.open(await PgEntityRows.open(db, BROWSER_APPLICATIONS, feed), clock),
+  };
+}
