@@ -6,6 +6,7 @@ import { PgCatalog } from './pg-catalog.js';
 import { PgAlertRecords } from './pg-alert-records.js';
 import type { EntityStores } from '../entity-stores.js';
 import { PgChangeFeed } from './pg-change-feed.js';
+import { PgDeploymentState } from './pg-deployment-state.js';
 import { loadPgEntityStores } from './pg-entity-stores.js';
 import { openPostgresDatabase, type PostgresDatabase } from './pg-database.js';
 import { PgLease, type PgLeaseOptions } from './pg-lease.js';
@@ -26,6 +27,8 @@ export interface PostgresCatalog {
   readonly catalog: PgCatalog;
   /** Key transactions, mobile and browser applications. */
   readonly entities: EntityStores;
+  /** Deployment ids and the deployments REST deleted. */
+  readonly deployments: PgDeploymentState;
   /** Alert configuration and state, the notification outbox. */
   readonly alerts: AlertRecords;
   /** Who runs background work (not started: the composition starts it). */
@@ -56,7 +59,7 @@ export async function openPostgresCatalog(url: string, options: PostgresCatalogO
     await apps.load();
     const lease = new PgLease(db, options.lease);
     return {
-      db, catalog: new PgCatalog(accounts, apps), entities, alerts: new PgAlertRecords(db), lease, feed,
+      db, catalog: new PgCatalog(accounts, apps), entities, deployments: new PgDeploymentState(db), alerts: new PgAlertRecords(db), lease, feed,
       async close() {
         await lease.close();
         await apps.close();

@@ -193,4 +193,19 @@ CREATE SEQUENCE mobile_applications_ids START 1;
 CREATE SEQUENCE browser_applications_ids START 1;
 `,
   },
+  {
+    version: 5,
+    name: 'deployment ids and deployments REST deleted',
+    sql: `
+-- The events stay in the data engine (NRQL reads them); REST v2's ids and deletions are shared here.
+CREATE SEQUENCE deployment_ids START 1;
+CREATE TABLE deleted_deployments (
+  account_id INTEGER NOT NULL,
+  app_id INTEGER NOT NULL,
+  deployment_id BIGINT NOT NULL,
+  deleted_at BIGINT NOT NULL,
+  PRIMARY KEY (account_id, deployment_id)
+);
+`,
+  },
 ];
