@@ -82,6 +82,7 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
   const databasePath = join(config.dataDir, 'timeslice.duckdb');
   const store = await openStore({
     engine: config.store, dataDir: config.dataDir, memoryLimit: config.memoryLimit, clock, compaction: config.compaction, upkeep: config.upkeep,
+    ...(config.catalog !== undefined ? { catalogUrl: config.catalog } : {}),
     maxMetricNamesPerApp: config.maxMetricNamesPerApp, ...(options.maxQueuedRows !== undefined ? { maxQueuedRows: options.maxQueuedRows } : {}),
     ...(config.duckdbThreads ? { threads: config.duckdbThreads } : {}),
   });
@@ -177,13 +178,17 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
     const keysToShow = createdKeys ?? (config.apiKey && config.licenseKey ? { userKey: config.apiKey, licenseKey: config.licenseKey } : undefined);
     ready = true;
     store.start();
-    alerts.start();
+    // Alerts are evaluated and notifications sent by the one node holding the background lease.
+    const alerting = alerts;
+    const stopWatching = store.lease.watch((held) => {
+      if (held) alerting.start();
+      else void alerting.stop().catch(() => undefined);
+    });
     const urlHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host;
     const collectorHost = urlHost === '127.0.0.1' ? 'localhost' : urlHost;
     const d = decoder;
     const c = collector;
     const a = api;
-    const alerting = alerts;
     let closing: Promise<void> | undefined;
     return {
       apiUrl: `http://${urlHost}:${apiPort}`,
@@ -199,6 +204,7 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
         await c.close();
         await a.close();
         await d.close();
+        stopWatching();
         await alerting.stop();
         await store.close();
       })()),

@@ -6,7 +6,7 @@ import { DEMO_DATA_DIR, demoCommand } from './demo.js';
 import { queryCommand } from './query.js';
 import { manageCommand } from './manage.js';
 import { storeCommand } from './store-commands.js';
-import { StoreLockedError } from '../store/store.js';
+import { StoreConfigError, StoreLockedError } from '../store/store.js';
 
 const USAGE = `Usage: timeslice <command> [options]
 
@@ -28,6 +28,8 @@ Options (serve, demo):
   --port <n>               HTTP API port             (TIMESLICE_PORT, default 3000)
   --collector-port <n>     HTTPS collector port      (TIMESLICE_COLLECTOR_PORT, default 3443)
   --data <dir>             data directory            (TIMESLICE_DATA, default ./data; demo: ./demo-data)
+  --catalog <url>          keep the catalog and alert state in PostgreSQL, shared by every node
+                           (TIMESLICE_CATALOG=postgres://user@host:5432/database; docs/scale-out.md)
 Options (demo):
   --duration <seconds>     how long to drive traffic (default 150; 0 = until interrupted)
 
@@ -53,6 +55,7 @@ const SERVE_OPTIONS = {
   port: { type: 'string' },
   'collector-port': { type: 'string' },
   data: { type: 'string' },
+  catalog: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -155,7 +158,7 @@ export async function run(argv: readonly string[]): Promise<number> {
     }
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (error instanceof ConfigError || code?.startsWith('ERR_PARSE_ARGS')) {
+    if (error instanceof ConfigError || error instanceof StoreConfigError || code?.startsWith('ERR_PARSE_ARGS')) {
       process.stderr.write(`timeslice: ${(error as Error).message}\n`);
       return 2;
     }

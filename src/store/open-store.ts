@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js';
 import type { IdleExpiry } from './catalog/agent-runs.js';
 import { DuckDbStore } from './duckdb/duckdb-store.js';
+import { openPostgresCatalog } from './postgres/open-postgres-catalog.js';
 import type { CompactorOptions, Store, StoreEngine, UpkeepOptions } from './store.js';
 
 /** How often idle agent runs and instances are looked for, by default. */
@@ -23,13 +24,25 @@ export interface StoreOptions {
   readonly maxMetricNamesPerApp?: number;
   /** 0 = never on a timer (a tool reading a data directory). */
   readonly expireEveryMs?: number;
+  /**
+   * TIMESLICE_CATALOG: a postgres:// URL keeps the catalog, entity stores, deployment state, alert
+   * state and the background lease in PostgreSQL, shared by every node; undefined keeps them in the
+   * engine's own store.
+   */
+  readonly catalogUrl?: string;
 }
 
 /** Opens the store of the configured engine: the one place that names an engine. */
 export async function openStore(options: StoreOptions): Promise<Store> {
   switch (options.engine) {
     case 'duckdb':
-      return DuckDbStore.open({ ...options, expireEveryMs: options.expireEveryMs ?? EXPIRE_EVERY_MS });
+      return DuckDbStore.open({
+        ...options,
+        expireEveryMs: options.expireEveryMs ?? EXPIRE_EVERY_MS,
+        ...(options.catalogUrl !== undefined
+          ? { sharedCatalog: (deps) => openPostgresCatalog(options.catalogUrl!, { clock: options.clock, applications: deps }) }
+          : {}),
+      });
     default: {
       const never: never = options.engine;
       throw new Error(`unknown store engine '${String(never)}'`);

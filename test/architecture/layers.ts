@@ -20,7 +20,7 @@ export const MODULES: Readonly<Record<string, ModuleRule>> = {
   security: { paths: ['security'], mayImport: [] },
   store: { paths: ['store'], mayImport: ['clock', 'domain', 'plan', 'sql', 'security'] },
   // Opens the engine the configuration names: the one file of the seam that knows the engines.
-  'store/open-store': { paths: ['store/open-store.ts'], mayImport: ['clock', 'domain', 'plan', 'sql', 'security', 'store', 'store/duckdb'] },
+  'store/open-store': { paths: ['store/open-store.ts'], mayImport: ['clock', 'domain', 'plan', 'sql', 'security', 'store', 'store/duckdb', 'store/postgres'] },
   'store/duckdb': { paths: ['store/duckdb'], mayImport: ['clock', 'domain', 'plan', 'sql', 'security', 'store', 'duckdb-package'] },
   'duckdb-package': { paths: ['@duckdb/node-api'], mayImport: [], packages: true },
   // The shared catalog and alert state of a scale-out deployment; the only module that may import pg.

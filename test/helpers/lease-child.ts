@@ -9,4 +9,5 @@ import { PgLease } from '../../src/store/postgres/pg-lease.js';
 const [url, ttl, renew] = process.argv.slice(2);
 const db = await openPostgresDatabase(url!);
 const lease = new PgLease(db, { ttlMs: Number(ttl), renewEveryMs: Number(renew), holder: `child-${process.pid}` });
-lease.start((held) => process.stdout.write(held ? 'held\n' : 'lost\n'));
+lease.watch((held) => process.stdout.write(held ? 'held\n' : 'lost\n'));
+lease.start();

@@ -44,8 +44,10 @@ test('of two nodes exactly one holds the lease; closing hands it over at the nex
     const changes: string[] = [];
     assert.equal(await a.attempt(), true);
     assert.equal(await b.attempt(), false);
-    a.start((held) => changes.push(`a:${held}`));
-    b.start((held) => changes.push(`b:${held}`));
+    a.watch((held) => changes.push(`a:${held}`));
+    b.watch((held) => changes.push(`b:${held}`));
+    a.start();
+    b.start();
     // Several renewal rounds: never both, always one.
     for (let i = 0; i < 10; i++) {
       assert.deepEqual([a.held(), b.held()], [true, false]);
@@ -57,7 +59,7 @@ test('of two nodes exactly one holds the lease; closing hands it over at the nex
     const tookMs = await until(() => b.held(), 1000);
     assert.ok(tookMs <= 400, `b took over ${tookMs} ms after a gave the lease up`);
     assert.equal(b.epoch(), 2);
-    assert.deepEqual(changes, ['a:true', 'a:false', 'b:true']);
+    assert.deepEqual(changes, ['a:true', 'b:false', 'a:false', 'b:true']);
     const { rows } = await db.pool.query('SELECT holder, epoch FROM background_leases');
     assert.deepEqual(rows, [{ holder: 'b', epoch: 2 }]);
   } finally {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { BackgroundLease } from '../background-lease.js';
+import { LeaseListeners, type BackgroundLease } from '../background-lease.js';
 import type { PostgresDatabase } from './pg-database.js';
 
 export interface PgLeaseOptions {
@@ -33,8 +33,7 @@ export class PgLease implements BackgroundLease {
   private heldUntil = 0;
   private currentEpoch = 0;
   private timer: NodeJS.Timeout | undefined;
-  private listener: ((held: boolean) => void) | undefined;
-  private wasHeld = false;
+  private readonly listeners = new LeaseListeners();
   private running: Promise<void> = Promise.resolve();
   private closed = false;
   private lapse: NodeJS.Timeout | undefined;
@@ -56,9 +55,11 @@ export class PgLease implements BackgroundLease {
     return this.held() ? this.currentEpoch : 0;
   }
 
-  start(onChange?: (held: boolean) => void): void {
-    this.listener = onChange;
-    if (this.wasHeld) onChange?.(true);
+  watch(listener: (held: boolean) => void): () => void {
+    return this.listeners.add(listener);
+  }
+
+  start(): void {
     if (this.timer || this.closed) return;
     const tick = () => {
       this.running = this.attempt().then(() => undefined, () => undefined).finally(() => {
@@ -103,10 +104,7 @@ export class PgLease implements BackgroundLease {
   }
 
   private notify(): void {
-    const now = this.held();
-    if (now === this.wasHeld) return;
-    this.wasHeld = now;
-    this.listener?.(now);
+    this.listeners.tell(this.held());
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,113 @@
+/**
+ * `timeslice serve` with TIMESLICE_CATALOG: the catalog, keys and settings live in PostgreSQL, shared
+ * by two nodes (each with its own DuckDB data here), one of which holds the background lease; a
+ * catalog that cannot be used stops the start with a message naming why.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { hashKey } from '../../src/security/keys.js';
+import { connectApp, ManualClock, rest, sendMetrics } from '../helpers/rest-fixture.js';
+import { startPostgres, PG_USER, type TestPostgres } from '../helpers/postgres.js';
+import { startTestServer, TEST_API_KEY, TEST_LICENSE_KEY, type TestServer } from '../helpers/test-server.js';
+
+const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
+const T0 = Date.parse('2026-11-20T12:00:00Z');
+
+let server: TestPostgres;
+before(async () => {
+  server = await startPostgres();
+});
+after(async () => {
+  await server?.stop();
+});
+
+async function until(what: () => boolean, withinMs: number): Promise<number> {
+  const started = performance.now();
+  while (!what()) {
+    if (performance.now() - started > withinMs) throw new Error(`not within ${withinMs} ms`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  return performance.now() - started;
+}
+
+test('two nodes on one PostgreSQL catalog: keys, applications and settings shared; one holds the lease, the other takes it', { timeout: 60_000 }, async () => {
+  const url = await server.createDatabase('serve_shared');
+  const clock = new ManualClock(T0);
+  const nodes: TestServer[] = [];
+  const db = new pg.Client({ connectionString: url });
+  await db.connect();
+  try {
+    nodes.push(await startTestServer({ TIMESLICE_CATALOG: url }, { clock, alertIntervalMs: 0 }));
+    const one = nodes[0]!;
+    assert.deepEqual(one.server.createdKeys, { userKey: TEST_API_KEY, licenseKey: TEST_LICENSE_KEY });
+    // The keys are in PostgreSQL, hashed; the DuckDB file holds no account.
+    assert.deepEqual((await db.query('SELECT account_id, kind, key_hash FROM api_keys ORDER BY kind')).rows, [
+      { account_id: 1, kind: 'license', key_hash: hashKey(TEST_LICENSE_KEY) }, { account_id: 1, kind: 'user', key_hash: hashKey(TEST_API_KEY) },
+    ]);
+    assert.deepEqual(await one.server.db.all('SELECT count(*)::INTEGER AS n FROM accounts'), [{ n: 0 }]);
+
+    const app = await connectApp(one, 'pg-app');
+    await sendMetrics(one, app.runId, T0 - 60_000, T0, [['HttpDispatcher', '', [7, 0.7, 0.7, 0.1, 0.1, 0.07]]]);
+    const data = await rest(one, 'GET', `/v2/applications/${app.appId}/metrics/data.json?names[]=HttpDispatcher&values[]=call_count&summarize=true`);
+    assert.equal(data.status, 200, data.text);
+    assert.equal(data.json().metric_data.metrics[0].timeslices[0].values.call_count, 7);
+    assert.deepEqual((await db.query('SELECT id, name, agent_name FROM applications')).rows, [{ id: app.appId, name: 'pg-app', agent_name: 'pg-app' }]);
+
+    // A second node: it finds account 1 and the keys (it creates none) and the application.
+    nodes.push(await startTestServer({ TIMESLICE_CATALOG: url }, { clock, alertIntervalMs: 0 }));
+    const two = nodes[1]!;
+    // serve shows the keys the environment gave (they are the stored ones), as on any later start.
+    assert.deepEqual(two.server.createdKeys, { userKey: TEST_API_KEY, licenseKey: TEST_LICENSE_KEY });
+    assert.equal((await db.query('SELECT count(*)::int AS n FROM api_keys')).rows[0].n, 2, 'no keys made by the second start');
+    const listed = await rest(two, 'GET', '/v2/applications.json');
+    assert.deepEqual(listed.json().applications.map((a: { id: number; name: string }) => [a.id, a.name]), [[app.appId, 'pg-app']]);
+
+    // A change on node two is what node one hands the agent's next connect.
+    const put = await rest(two, 'PUT', `/v2/applications/${app.appId}.json`, { body: { application: { settings: { app_apdex_threshold: 0.2 } } } });
+    assert.equal(put.status, 200, put.text);
+    await until(() => one.server.catalog.application(app.appId)?.apdexT === 0.2, 1000);
+
+    // One node holds the background lease; closing it hands the lease to the other.
+    await until(() => one.server.store.lease.held() !== two.server.store.lease.held(), 5000);
+    const [holder, other] = one.server.store.lease.held() ? [one, two] : [two, one];
+    await holder.stop();
+    nodes.splice(nodes.indexOf(holder), 1);
+    const tookMs = await until(() => other.server.store.lease.held(), 5000);
+    assert.ok(tookMs < 3000, `took over after ${tookMs} ms`);
+  } finally {
+    for (const node of nodes) await node.stop();
+    await db.end();
+  }
+});
+
+test('timeslice serve refuses a catalog it cannot use, naming why', { timeout: 30_000 }, async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'timeslice-serve-pg-'));
+  try {
+    const serve = async (env: Record<string, string>, args: string[] = []) => {
+      const child = spawn(process.execPath, ['bin/timeslice.js', 'serve', '--port', '0', '--collector-port', '0', '--data', dataDir, ...args], {
+        cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let err = '';
+      child.stderr!.on('data', (d) => { err += d; });
+      const [code] = await once(child, 'exit');
+      return { code, err };
+    };
+    const wrong = `postgres://${PG_USER}:wrong@127.0.0.1:${server.port}/postgres`;
+    assert.deepEqual(await serve({}, ['--catalog', wrong]), {
+      code: 2,
+      err: `timeslice: PostgreSQL at postgres://${PG_USER}:***@127.0.0.1:${server.port}/postgres refused the credentials: password authentication failed for user "${PG_USER}"\n`,
+    });
+    assert.deepEqual(await serve({ TIMESLICE_CATALOG: 'mysql://db.example/timeslice' }), {
+      code: 2, err: 'timeslice: TIMESLICE_CATALOG must be a postgres:// URL, got a mysql:// one\n',
+    });
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
