@@ -4,7 +4,10 @@ import { PgAccounts } from './catalog/pg-accounts.js';
 import { PgApplications, type PgApplicationDeps } from './catalog/pg-applications.js';
 import { PgCatalog } from './pg-catalog.js';
 import { PgAlertRecords } from './pg-alert-records.js';
+import type { BatchWriter } from '../batch-writer.js';
 import type { EntityStores } from '../entity-stores.js';
+import type { MetricIndexOptions } from '../metric-index.js';
+import { PgMetricIndex } from './pg-metric-index.js';
 import { PgChangeFeed } from './pg-change-feed.js';
 import { PgDeploymentState } from './pg-deployment-state.js';
 import { loadPgEntityStores } from './pg-entity-stores.js';
@@ -35,6 +38,8 @@ export interface PostgresCatalog {
   readonly lease: PgLease;
   /** The LISTEN connection that keeps this node's memory coherent with the others. */
   readonly feed: PgChangeFeed;
+  /** The metric index of a data store shared by several nodes (closed with the catalog). */
+  openMetricIndex(writer: BatchWriter, options?: MetricIndexOptions): Promise<PgMetricIndex>;
   close(): Promise<void>;
 }
 
@@ -58,9 +63,16 @@ export async function openPostgresCatalog(url: string, options: PostgresCatalogO
     const apps = new PgApplications(db, options.clock, feed, { ...options.applications, dependents });
     await apps.load();
     const lease = new PgLease(db, options.lease);
+    const indexes: PgMetricIndex[] = [];
     return {
       db, catalog: new PgCatalog(accounts, apps), entities, deployments: new PgDeploymentState(db), alerts: new PgAlertRecords(db), lease, feed,
+      async openMetricIndex(writer: BatchWriter, indexOptions: MetricIndexOptions = {}) {
+        const index = await PgMetricIndex.load(db, writer, options.clock, feed, indexOptions);
+        indexes.push(index);
+        return index;
+      },
       async close() {
+        for (const index of indexes) await index.close();
         await lease.close();
         await apps.close();
         await feed.close();

@@ -357,6 +357,8 @@ export class PgApplications implements ApplicationCatalog, AgentRuns {
       await c.query('DELETE FROM hosts WHERE app_id = $1', [id]);
       // Its key transactions and browser side go with it.
       await c.query('DELETE FROM entities WHERE kind = ANY($1) AND app_id = $2', [APPLICATION_ENTITY_KINDS, id]);
+      await c.query('DELETE FROM metric_presence WHERE app_id = $1', [id]);
+      await c.query('DELETE FROM metric_reported WHERE app_id = $1', [id]);
       await c.query('DELETE FROM applications WHERE id = $1', [id]);
       await notifyChange(c, APPS);
       await notifyApplicationEntitiesGone(c);
