@@ -234,6 +234,37 @@ describe('accounts shared by two nodes (PostgreSQL)', () => {
   });
 });
 
+describe('a node whose listening connection is lost (PostgreSQL)', () => {
+  test('reconnects and reloads: a key created while it was not listening authenticates within seconds', async () => {
+    const url = await server.createDatabase(`accounts_lost_${++databases}`);
+    const nodes: PostgresCatalog[] = [];
+    try {
+      nodes.push(await openPostgresCatalog(url, { clock }), await openPostgresCatalog(url, { clock }));
+      const [one, two] = nodes as [PostgresCatalog, PostgresCatalog];
+      await one.catalog.bootstrap();
+      // The server ends every LISTEN connection (a failover, an administrator): changes meanwhile are not notified.
+      const ended = await one.db.pool.query<{ n: number }>(
+        "SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'");
+      assert.equal(ended.rows[0]!.n, 2);
+      const key = await one.catalog.createLicenseKey(1);
+      const started = performance.now();
+      while (two.catalog.accountForLicenseKey(key) !== 1) {
+        assert.ok(performance.now() - started < 5000, 'not seen within 5 s');
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      // Listening again: the next change arrives by notification.
+      const next = await one.catalog.createLicenseKey(1);
+      const again = performance.now();
+      while (two.catalog.accountForLicenseKey(next) !== 1) {
+        assert.ok(performance.now() - again < 1000, 'not seen within a second');
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    } finally {
+      for (const node of nodes) await node.close();
+    }
+  });
+});
+
 describe('TIMESLICE_CATALOG checked at start', () => {
   test('unreachable, wrong password, missing database and a bad URL each name the problem', async () => {
     const closedPort = await freePort();
