@@ -156,6 +156,8 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
       log: (message, error) => logger.warn({ err: error }, message),
       writeEvents: (rows) => writer.write(rows),
       ...(options.alertWebhook ? { webhook: options.alertWebhook } : {}),
+      // Where nodes share the alert state, only the lease holder sends what is pending (after reloading).
+      dispatchOnOpen: !store.lease.shared,
       // The API's address once it listens (its port may be chosen by the system).
       origin: () => `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${apiPort}`,
     });
@@ -181,8 +183,17 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
     // Alerts are evaluated and notifications sent by the one node holding the background lease.
     const alerting = alerts;
     const stopWatching = store.lease.watch((held) => {
-      if (held) alerting.start();
-      else void alerting.stop().catch(() => undefined);
+      if (!held) {
+        alerting.pause();
+      } else if (!store.lease.shared) {
+        alerting.start();
+      } else {
+        // Other nodes may have changed alert configuration and state since this one loaded it.
+        alerting.reload().then(
+          () => { if (store.lease.held()) alerting.start(); },
+          (error: unknown) => logger.warn({ err: error }, 'alert state could not be reloaded; alerts not evaluated on this node'),
+        );
+      }
     });
     const urlHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host;
     const collectorHost = urlHost === '127.0.0.1' ? 'localhost' : urlHost;

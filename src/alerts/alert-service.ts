@@ -26,6 +26,11 @@ export interface AlertServiceDeps {
   readonly webhook?: WebhookOptions;
   /** The service's public address, for links in notifications. */
   readonly origin?: () => string;
+  /**
+   * Whether opening sends the notifications left pending (default true). False where nodes share
+   * the alert state: the node holding the background lease sends them, after `reload`.
+   */
+  readonly dispatchOnOpen?: boolean;
 }
 
 export class AlertValidationError extends Error {
@@ -66,7 +71,7 @@ export class AlertService {
 
   private constructor(
     private readonly deps: AlertServiceDeps,
-    readonly engine: AlertEngine,
+    private current: AlertEngine,
   ) {
     this.notifier = new Notifier({
       records: deps.records, clock: deps.clock,
@@ -76,7 +81,44 @@ export class AlertService {
     this.notifications = new NotificationConfigService(this.notifier, deps.records, deps.clock);
   }
 
+  /** The engine over the state loaded last (at open, or by `reload`). */
+  get engine(): AlertEngine {
+    return this.current;
+  }
+
   static async open(deps: AlertServiceDeps): Promise<AlertService> {
+    const loaded = await AlertService.loadEngine(deps);
+    const service = new AlertService(deps, loaded.engine);
+    for (const [key, at] of loaded.times) service.createdAt.set(key, at);
+    await service.notifier.load();
+    // Notifications committed before a stop (or a kill) and not yet sent go out now, once.
+    if (deps.dispatchOnOpen !== false) {
+      void service.notifier.dispatch().catch((error: unknown) => deps.log?.('notification dispatch failed', error));
+    }
+    return service;
+  }
+
+  /**
+   * Reads configuration and state from the store again, in turn with cycles and changes: where
+   * several nodes share the alert state, what the others changed since this node loaded it (the
+   * server calls it when its node gains the background lease). Then sends what is pending.
+   */
+  reload(): Promise<void> {
+    return this.serial(async () => {
+      const loaded = await AlertService.loadEngine(this.deps);
+      this.current = loaded.engine;
+      this.createdAt.clear();
+      for (const [key, at] of loaded.times) this.createdAt.set(key, at);
+      this.notifier.destinations.clear();
+      this.notifier.channels.clear();
+      this.notifier.workflows.clear();
+      await this.notifier.load();
+      void this.notifier.dispatch().catch((error: unknown) => this.deps.log?.('notification dispatch failed', error));
+    });
+  }
+
+  /** An engine over the store's snapshot, and the policies' and conditions' creation and update times. */
+  private static async loadEngine(deps: AlertServiceDeps): Promise<{ engine: AlertEngine; times: Map<string, number> }> {
     const snapshot = await deps.records.load();
     const issues: Record<string, Issue> = {};
     const openByKey: Record<string, string> = {};
@@ -88,21 +130,18 @@ export class AlertService {
     for (const [id, state] of snapshot.evaluatorStates) evaluators[id] = state;
     const incidents = Object.fromEntries(snapshot.incidents.map((i) => [i.id, i]));
     const engine = new AlertEngine({ evaluators, issues: { issues, openByKey }, incidents }, { newId: randomUUID });
-    const service = new AlertService(deps, engine);
+    const times = new Map<string, number>();
     for (const p of snapshot.policies) {
       engine.setPolicy(p.policy);
-      service.createdAt.set(`p${p.policy.id}`, p.createdAt);
-      service.createdAt.set(`pu${p.policy.id}`, p.updatedAt);
+      times.set(`p${p.policy.id}`, p.createdAt);
+      times.set(`pu${p.policy.id}`, p.updatedAt);
     }
     for (const c of snapshot.conditions) {
       engine.setCondition(c.condition, deps.clock.now());
-      service.createdAt.set(`c${c.condition.id}`, c.createdAt);
-      service.createdAt.set(`cu${c.condition.id}`, c.updatedAt);
+      times.set(`c${c.condition.id}`, c.createdAt);
+      times.set(`cu${c.condition.id}`, c.updatedAt);
     }
-    await service.notifier.load();
-    // Notifications committed before a stop (or a kill) and not yet sent go out now, once.
-    void service.notifier.dispatch().catch((error: unknown) => deps.log?.('notification dispatch failed', error));
-    return service;
+    return { engine, times };
   }
 
   start(): void {
@@ -112,6 +151,12 @@ export class AlertService {
       this.evaluateOnce().catch((error: unknown) => this.deps.log?.('alert evaluation failed', error));
     }, every);
     this.timer.unref();
+  }
+
+  /** Stops evaluating on the timer, sending nothing more (this node lost the background lease). */
+  pause(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
   }
 
   async stop(): Promise<void> {

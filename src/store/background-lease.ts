@@ -7,6 +7,8 @@
  * no lease.
  */
 export interface BackgroundLease {
+  /** Whether other nodes share the store (and may hold the lease); false for a store only this process opens. */
+  readonly shared: boolean;
   /** Whether this node may run shared background work now. */
   held(): boolean;
   /** Hears every gain and loss, and now the current state; the returned function stops it. */
@@ -39,6 +41,8 @@ export class LeaseListeners {
 
 /** The lease of a store only one process can open: always held. */
 export class AlwaysHeldLease implements BackgroundLease {
+  readonly shared = false;
+
   held(): boolean {
     return true;
   }

@@ -25,6 +25,7 @@ export const DEFAULT_LEASE_RENEW_MS = 2_000;
  * So two nodes never both hold it, and a dead holder's work moves within ttl + one renewal period.
  */
 export class PgLease implements BackgroundLease {
+  readonly shared = true;
   readonly holder: string;
   private readonly name: string;
   private readonly ttlMs: number;
