@@ -101,9 +101,10 @@ export class AlertService {
   /**
    * Reads configuration and state from the store again, in turn with cycles and changes: where
    * several nodes share the alert state, what the others changed since this node loaded it (the
-   * server calls it when its node gains the background lease). Then sends what is pending.
+   * server calls it when its node gains the background lease, and when another node changed the
+   * configuration). Then sends what is pending, unless told not to (a node not holding the lease).
    */
-  reload(): Promise<void> {
+  reload(options: { readonly dispatch?: boolean } = {}): Promise<void> {
     return this.serial(async () => {
       const loaded = await AlertService.loadEngine(this.deps);
       this.current = loaded.engine;
@@ -113,6 +114,7 @@ export class AlertService {
       this.notifier.channels.clear();
       this.notifier.workflows.clear();
       await this.notifier.load();
+      if (options.dispatch === false) return;
       void this.notifier.dispatch().catch((error: unknown) => this.deps.log?.('notification dispatch failed', error));
     });
   }

@@ -81,4 +81,9 @@ export interface AlertRecords {
   markNotification(key: string, status: 'SENT' | 'FAILED', attempts: number, at: number): Promise<void>;
   /** The log: every entry with its status (tests, explainability). */
   notificationLog(accountId: number): Promise<Array<OutboxEntry & { status: string; attempts: number }>>;
+  /**
+   * Where other nodes share the records: `changed` is called when any node changed the alert
+   * configuration (policies, conditions, destinations, channels, workflows).
+   */
+  watch?(changed: () => void): void;
 }

@@ -65,7 +65,7 @@ export async function openPostgresCatalog(url: string, options: PostgresCatalogO
     const lease = new PgLease(db, options.lease);
     const indexes: PgMetricIndex[] = [];
     return {
-      db, catalog: new PgCatalog(accounts, apps), entities, deployments: new PgDeploymentState(db), alerts: new PgAlertRecords(db), lease, feed,
+      db, catalog: new PgCatalog(accounts, apps), entities, deployments: new PgDeploymentState(db), alerts: new PgAlertRecords(db, feed), lease, feed,
       async openMetricIndex(writer: BatchWriter, indexOptions: MetricIndexOptions = {}) {
         const index = await PgMetricIndex.load(db, writer, options.clock, feed, indexOptions);
         indexes.push(index);

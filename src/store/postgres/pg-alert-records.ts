@@ -3,7 +3,10 @@ import type { AlertPolicy, Incident, Issue, NrqlCondition } from '../../domain/a
 import type { ConditionEvaluatorState } from '../../domain/alerts/condition-evaluator.js';
 import type { Channel, Destination, Workflow } from '../../domain/alerts/notification-model.js';
 import type { AlertRecords, AlertSnapshot, AlertStateChange, NotificationConfig, OutboxEntry, StoredCondition, StoredPolicy } from '../alert-records.js';
+import { notifyChange, type PgChangeFeed } from './pg-change-feed.js';
 import type { PostgresDatabase } from './pg-database.js';
+
+const TOPIC = 'alerts';
 
 const NOTIFICATION_TABLES = { destination: 'alert_destinations', channel: 'alert_channels', workflow: 'alert_workflows' } as const;
 
@@ -13,7 +16,26 @@ const NOTIFICATION_TABLES = { destination: 'alert_destinations', channel: 'alert
  * decided twice (two nodes across a lease takeover) is one row.
  */
 export class PgAlertRecords implements AlertRecords {
-  constructor(private readonly db: PostgresDatabase) {}
+  private readonly listeners: (() => void)[] = [];
+
+  /** `feed`: where configuration changes are heard from other nodes (each change is notified). */
+  constructor(private readonly db: PostgresDatabase, feed?: PgChangeFeed) {
+    feed?.on(TOPIC, async () => {
+      for (const listener of this.listeners) listener();
+    });
+  }
+
+  watch(changed: () => void): void {
+    this.listeners.push(changed);
+  }
+
+  /** A configuration write, in one transaction with its notification. */
+  private configure(work: (c: pg.PoolClient) => Promise<unknown>): Promise<void> {
+    return this.db.transaction(async (c) => {
+      await work(c);
+      await notifyChange(c, TOPIC);
+    });
+  }
 
   private async all<T extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<T[]> {
     return (await this.db.pool.query<T>(sql, params)).rows;
@@ -47,15 +69,15 @@ export class PgAlertRecords implements AlertRecords {
 
   async savePolicy(stored: StoredPolicy): Promise<void> {
     const p = stored.policy;
-    await this.db.pool.query(
+    await this.configure((c) => c.query(
       `INSERT INTO alert_policies VALUES ($1, $2, $3, $4, $5)
        ON CONFLICT (id) DO UPDATE SET account_id = $2, body = $3, created_at = $4, updated_at = $5`,
       [Number(p.id), p.accountId, JSON.stringify(p), stored.createdAt, stored.updatedAt],
-    );
+    ));
   }
 
   async deletePolicy(accountId: number, policyId: string): Promise<void> {
-    await this.db.transaction(async (c) => {
+    await this.configure(async (c) => {
       const id = Number(policyId);
       await c.query('DELETE FROM alert_evaluator_states WHERE condition_id IN (SELECT id FROM alert_conditions WHERE account_id = $1 AND policy_id = $2)', [accountId, id]);
       await c.query('DELETE FROM alert_conditions WHERE account_id = $1 AND policy_id = $2', [accountId, id]);
@@ -65,15 +87,15 @@ export class PgAlertRecords implements AlertRecords {
 
   async saveCondition(stored: StoredCondition): Promise<void> {
     const k = stored.condition;
-    await this.db.pool.query(
+    await this.configure((c) => c.query(
       `INSERT INTO alert_conditions VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT (id) DO UPDATE SET account_id = $2, policy_id = $3, body = $4, created_at = $5, updated_at = $6`,
       [Number(k.id), k.accountId, Number(k.policyId), JSON.stringify(k), stored.createdAt, stored.updatedAt],
-    );
+    ));
   }
 
   async deleteCondition(accountId: number, conditionId: string): Promise<void> {
-    await this.db.transaction(async (c) => {
+    await this.configure(async (c) => {
       await c.query('DELETE FROM alert_evaluator_states WHERE condition_id = $1', [Number(conditionId)]);
       await c.query('DELETE FROM alert_conditions WHERE account_id = $1 AND id = $2', [accountId, Number(conditionId)]);
     });
@@ -153,14 +175,14 @@ export class PgAlertRecords implements AlertRecords {
   async saveNotificationObject(kind: 'destination' | 'channel' | 'workflow', object: Destination | Channel | Workflow): Promise<void> {
     // An update moves the object to the end of the order, as the DuckDB store's delete-and-insert does.
     const table = NOTIFICATION_TABLES[kind];
-    await this.db.transaction(async (c) => {
+    await this.configure(async (c) => {
       await c.query(`DELETE FROM ${table} WHERE id = $1`, [object.id]);
       await c.query(`INSERT INTO ${table} (id, account_id, body) VALUES ($1, $2, $3)`, [object.id, object.accountId, JSON.stringify(object)]);
     });
   }
 
   async deleteNotificationObject(kind: 'destination' | 'channel' | 'workflow', accountId: number, id: string): Promise<void> {
-    await this.db.pool.query(`DELETE FROM ${NOTIFICATION_TABLES[kind]} WHERE account_id = $1 AND id = $2`, [accountId, id]);
+    await this.configure((c) => c.query(`DELETE FROM ${NOTIFICATION_TABLES[kind]} WHERE account_id = $1 AND id = $2`, [accountId, id]));
   }
 
   async pendingNotifications(): Promise<OutboxEntry[]> {
