@@ -13,7 +13,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { hashKey } from '../../src/security/keys.js';
+import { connectAgent } from '../helpers/collector-client.js';
 import { connectApp, ManualClock, rest, sendMetrics } from '../helpers/rest-fixture.js';
+import { sample } from '../helpers/samples.js';
 import { startPostgres, PG_USER, type TestPostgres } from '../helpers/postgres.js';
 import { startTestServer, TEST_API_KEY, TEST_LICENSE_KEY, type TestServer } from '../helpers/test-server.js';
 
@@ -84,6 +86,54 @@ test('two nodes on one PostgreSQL catalog: keys, applications and settings share
   } finally {
     for (const node of nodes) await node.stop();
     await db.end();
+  }
+});
+
+test('kill -9 of the node holding the lease: another node takes it within ttl + one renewal, and the agent run it made works there', { timeout: 60_000 }, async () => {
+  const url = await server.createDatabase('serve_kill');
+  const dataDir = mkdtempSync(join(tmpdir(), 'timeslice-serve-pg-kill-'));
+  const nodes: TestServer[] = [];
+  const child = spawn(process.execPath, ['bin/timeslice.js', 'serve', '--port', '0', '--collector-port', '0', '--data', dataDir, '--catalog', url], {
+    cwd: repoRoot, env: { ...process.env, TIMESLICE_LICENSE_KEY: TEST_LICENSE_KEY, TIMESLICE_API_KEY: TEST_API_KEY, TIMESLICE_MEMORY_LIMIT: '256MB' }, stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const db = new pg.Client({ connectionString: url });
+  try {
+    let out = '';
+    child.stdout!.on('data', (d) => { out += d; });
+    await until(() => /NEW_RELIC_PORT=(\d+)/.test(out) || child.exitCode !== null, 30_000);
+    assert.equal(child.exitCode, null, out);
+    await db.connect();
+    const holderRow = async () => (await db.query<{ holder: string; epoch: number }>('SELECT holder, epoch FROM background_leases')).rows;
+    const started = performance.now();
+    while ((await holderRow()).length === 0) {
+      assert.ok(performance.now() - started < 5000, 'the first node took no lease');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const [first] = await holderRow();
+    nodes.push(await startTestServer({ TIMESLICE_CATALOG: url }, { alertIntervalMs: 0 }));
+    const two = nodes[0]!;
+    // An agent connects to the child; its run is known to node two.
+    const connectBody = structuredClone(sample('connect-request').body) as [Record<string, unknown>];
+    connectBody[0] = { ...connectBody[0], app_name: ['killed-app'], host: 'web-9', display_host: 'web-9', pid: 99 };
+    const childTarget = { collectorPort: Number(/NEW_RELIC_PORT=(\d+)/.exec(out)![1]), certPath: join(dataDir, 'tls/cert.pem') };
+    const { runId } = await connectAgent(childTarget, TEST_LICENSE_KEY, connectBody);
+    await until(() => two.server.catalog.run(runId) !== undefined, 1000);
+    for (let i = 0; i < 5; i++) {
+      assert.equal(two.server.store.lease.held(), false, 'the child holds the lease while alive');
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    child.kill('SIGKILL');
+    await once(child, 'exit');
+    const tookMs = await until(() => two.server.store.lease.held(), 15_000);
+    assert.ok(tookMs <= 8_500, `took over ${Math.round(tookMs)} ms after the kill`);
+    assert.deepEqual((await holderRow()).map((r) => r.epoch), [first!.epoch + 1]);
+    // The agent's next harvest, to node two, is taken with the run the dead node made.
+    await sendMetrics(two, runId, Date.now() - 60_000, Date.now(), [['HttpDispatcher', '', [3, 0.3, 0.3, 0.1, 0.1, 0.03]]]);
+  } finally {
+    if (child.exitCode === null) child.kill('SIGKILL');
+    for (const node of nodes) await node.stop();
+    await db.end().catch(() => undefined);
+    rmSync(dataDir, { recursive: true, force: true });
   }
 });
 
