@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { hashKey } from '../../src/security/keys.js';
-import { connectAgent } from '../helpers/collector-client.js';
+import { agentQuery, connectAgent, invoke } from '../helpers/collector-client.js';
 import { connectApp, ManualClock, rest, sendMetrics } from '../helpers/rest-fixture.js';
 import { sample } from '../helpers/samples.js';
 import { startPostgres, PG_USER, type TestPostgres } from '../helpers/postgres.js';
@@ -134,6 +134,48 @@ test('kill -9 of the node holding the lease: another node takes it within ttl + 
     for (const node of nodes) await node.stop();
     await db.end().catch(() => undefined);
     rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('PostgreSQL stopped: known runs keep reporting, connects get 503, no node keeps the lease; all resumes when it returns', { timeout: 90_000 }, async () => {
+  const url = await server.createDatabase('serve_outage');
+  const nodes: TestServer[] = [];
+  try {
+    nodes.push(await startTestServer({ TIMESLICE_CATALOG: url }, { alertIntervalMs: 0 }), await startTestServer({ TIMESLICE_CATALOG: url }, { alertIntervalMs: 0 }));
+    const [one, two] = nodes as [TestServer, TestServer];
+    const app = await connectApp(one, 'outage-app');
+    await until(() => one.server.store.lease.held() !== two.server.store.lease.held(), 5000);
+
+    await server.halt();
+    // The hot path is in memory: a harvest on a known run is stored (its data is in the DuckDB file).
+    const now = Date.now();
+    await sendMetrics(one, app.runId, now - 60_000, now, [['HttpDispatcher', '', [2, 0.2, 0.2, 0.1, 0.1, 0.02]]]);
+    // A connect needs the catalog: 503, which agents retry.
+    const body = structuredClone(sample('connect-request').body) as [Record<string, unknown>];
+    body[0] = { ...body[0], app_name: ['during-outage'] };
+    const refused = await invoke(one.server, { query: agentQuery('connect', TEST_LICENSE_KEY), body });
+    assert.equal(refused.status, 503, refused.text);
+    // Reads are answered from memory.
+    assert.equal((await rest(two, 'GET', '/v2/applications.json')).status, 200);
+    // Neither node can renew: neither holds the lease past its grant.
+    await until(() => !one.server.store.lease.held() && !two.server.store.lease.held(), 8000);
+
+    await server.resume();
+    await until(() => one.server.store.lease.held() !== two.server.store.lease.held(), 10_000);
+    let connected: Awaited<ReturnType<typeof connectApp>> | undefined;
+    const started = performance.now();
+    while (!connected) {
+      connected = await connectApp(one, 'after-outage').catch(() => undefined);
+      assert.ok(connected || performance.now() - started < 10_000, 'connect still refused 10 s after PostgreSQL returned');
+      if (!connected) await new Promise((r) => setTimeout(r, 200));
+    }
+    // The listening connections are back: a change on one node reaches the other.
+    const put = await rest(one, 'PUT', `/v2/applications/${app.appId}.json`, { body: { application: { settings: { app_apdex_threshold: 0.3 } } } });
+    assert.equal(put.status, 200, put.text);
+    await until(() => two.server.catalog.application(app.appId)?.apdexT === 0.3, 5000);
+    await until(() => two.server.catalog.application(connected!.appId) !== undefined, 5000);
+  } finally {
+    for (const node of nodes) await node.stop();
   }
 });
 

@@ -47,6 +47,10 @@ export interface TestPostgres {
   url(database?: string): string;
   /** A new empty database; its URL. */
   createDatabase(name: string): Promise<string>;
+  /** Stops the server (fast shutdown: clients are disconnected), keeping its data. */
+  halt(): Promise<void>;
+  /** Starts it again on the same port and data after `halt`. */
+  resume(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -78,39 +82,59 @@ export async function startPostgres(): Promise<TestPostgres> {
     throw new Error(`initdb failed: ${init.stderr || init.stdout}`);
   }
   const port = await freePort();
-  const [program, args] = asServerUser(join(bin, 'postgres'), [
-    '-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1',
-    // A test server: durability is not what is tested here, speed is.
-    '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'shared_buffers=16MB', '-c', 'max_connections=60',
-  ]);
-  const child: ChildProcess = spawn(program, args, { stdio: ['ignore', 'ignore', 'pipe'] });
-  let log = '';
-  child.stderr!.on('data', (b: Buffer) => { log = (log + b.toString()).slice(-4000); });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = (database = 'postgres') => `postgres://${PG_USER}:${PG_PASSWORD}@127.0.0.1:${port}/${database}`;
-
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const client = new pg.Client({ connectionString: url() });
-    try {
-      await client.connect();
-      await client.end();
-      break;
-    } catch (error) {
-      await client.end().catch(() => undefined);
-      if (child.exitCode !== null || Date.now() > deadline) {
-        child.kill('SIGKILL');
-        rmSync(dir, { recursive: true, force: true });
-        throw new Error(`PostgreSQL did not start: ${(error as Error).message}\n${log}`);
+  let child: ChildProcess;
+  let exited: Promise<void>;
+  const launch = async (): Promise<void> => {
+    const [program, args] = asServerUser(join(bin, 'postgres'), [
+      '-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1',
+      // A test server: durability is not what is tested here, speed is.
+      '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'shared_buffers=16MB', '-c', 'max_connections=60',
+    ]);
+    const started = spawn(program, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    child = started;
+    let log = '';
+    started.stderr!.on('data', (b: Buffer) => { log = (log + b.toString()).slice(-4000); });
+    exited = new Promise<void>((resolve) => started.once('exit', () => resolve()));
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const client = new pg.Client({ connectionString: url() });
+      try {
+        await client.connect();
+        await client.end();
+        return;
+      } catch (error) {
+        await client.end().catch(() => undefined);
+        if (started.exitCode !== null || Date.now() > deadline) {
+          started.kill('SIGKILL');
+          throw new Error(`PostgreSQL did not start: ${(error as Error).message}\n${log}`);
+        }
+        await new Promise((r) => setTimeout(r, 100));
       }
-      await new Promise((r) => setTimeout(r, 100));
     }
+  };
+  const halt = async (): Promise<void> => {
+    if (child.exitCode === null && child.signalCode === null) {
+      // Fast shutdown: disconnect clients, stop.
+      child.kill('SIGINT');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    }
+  };
+  try {
+    await launch();
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
   }
 
   return {
     port,
-    pid: child.pid!,
+    get pid() { return child.pid!; },
     url,
+    halt,
+    async resume() { await launch(); },
     async createDatabase(name: string): Promise<string> {
       const client = new pg.Client({ connectionString: url() });
       await client.connect();
@@ -122,13 +146,7 @@ export async function startPostgres(): Promise<TestPostgres> {
       return url(name);
     },
     async stop(): Promise<void> {
-      if (child.exitCode === null && child.signalCode === null) {
-        // Fast shutdown: disconnect clients, stop.
-        child.kill('SIGINT');
-        const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-        await exited;
-        clearTimeout(timer);
-      }
+      await halt();
       rmSync(dir, { recursive: true, force: true });
     },
   };

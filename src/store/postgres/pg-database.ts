@@ -101,6 +101,11 @@ export async function openPostgresDatabase(url: string, options: { readonly maxC
   }
   const transaction = async <T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> => {
     const client = await pool.connect();
+    // A connection the server drops while checked out reports it here as well as to the query in
+    // flight; without a listener that would be an uncaught error. The query's rejection is what counts.
+    let broken: Error | undefined;
+    const onError = (error: Error) => { broken = error; };
+    client.on('error', onError);
     try {
       await client.query('BEGIN');
       const result = await work(client);
@@ -108,9 +113,12 @@ export async function openPostgresDatabase(url: string, options: { readonly maxC
       return result;
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
+      broken ??= error instanceof Error && /terminat|ECONNRESET|not queryable/i.test(error.message) ? error : undefined;
       throw error;
     } finally {
-      client.release();
+      client.off('error', onError);
+      // A broken connection is closed, not handed to the next caller.
+      client.release(broken ?? false);
     }
   };
   return { url, pool, version, transaction, close: () => pool.end() };
