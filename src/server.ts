@@ -183,9 +183,8 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
     // Alerts are evaluated and notifications sent by the one node holding the background lease.
     const alerting = alerts;
     // A configuration change made through another node: every node reads alerting's state again.
-    store.alerts.watch?.(() => {
-      alerting.reload({ dispatch: store.lease.held() }).catch((error: unknown) => logger.warn({ err: error }, 'alert state could not be reloaded'));
-    });
+    store.alerts.watch?.(() =>
+      alerting.reload({ dispatch: store.lease.held() }).catch((error: unknown) => logger.warn({ err: error }, 'alert state could not be reloaded')));
     const stopWatching = store.lease.watch((held) => {
       if (!held) {
         alerting.pause();

@@ -83,7 +83,8 @@ export interface AlertRecords {
   notificationLog(accountId: number): Promise<Array<OutboxEntry & { status: string; attempts: number }>>;
   /**
    * Where other nodes share the records: `changed` is called when any node changed the alert
-   * configuration (policies, conditions, destinations, channels, workflows).
+   * configuration (policies, conditions, destinations, channels, workflows). Changes arriving while
+   * the promise it returns is pending are folded into one more call after it.
    */
-  watch?(changed: () => void): void;
+  watch?(changed: () => Promise<void>): void;
 }

@@ -16,16 +16,16 @@ const NOTIFICATION_TABLES = { destination: 'alert_destinations', channel: 'alert
  * decided twice (two nodes across a lease takeover) is one row.
  */
 export class PgAlertRecords implements AlertRecords {
-  private readonly listeners: (() => void)[] = [];
+  private readonly listeners: (() => Promise<void>)[] = [];
 
   /** `feed`: where configuration changes are heard from other nodes (each change is notified). */
   constructor(private readonly db: PostgresDatabase, feed?: PgChangeFeed) {
     feed?.on(TOPIC, async () => {
-      for (const listener of this.listeners) listener();
+      await Promise.all(this.listeners.map((listener) => listener()));
     });
   }
 
-  watch(changed: () => void): void {
+  watch(changed: () => Promise<void>): void {
     this.listeners.push(changed);
   }
 
