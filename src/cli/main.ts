@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { ConfigError, resolveServeConfig, storeEngine } from '../config.js';
+import { catalogUrl, ConfigError, resolveServeConfig, storeEngine } from '../config.js';
 import { serveCommand } from './serve.js';
 import { DEMO_DATA_DIR, demoCommand } from './demo.js';
 import { queryCommand } from './query.js';
@@ -97,7 +97,7 @@ export async function run(argv: readonly string[]): Promise<number> {
           apiKey: values['api-key'] ?? process.env.TIMESLICE_API_KEY,
           json: values.json ?? false,
           style: { utc: values.utc ?? false, wide: values.wide ?? false },
-          ...(values.data !== undefined ? { dataDir: values.data, store: storeEngine(process.env.TIMESLICE_STORE) } : {}),
+          ...(values.data !== undefined ? { dataDir: values.data, store: storeEngine(process.env.TIMESLICE_STORE), ...sharedCatalog() } : {}),
           ...(values.account !== undefined ? { accountId: Number(values.account) } : {}),
           ...(values.timeout !== undefined ? { timeoutSeconds: Number(values.timeout) } : {}),
         });
@@ -121,7 +121,7 @@ export async function run(argv: readonly string[]): Promise<number> {
           noun: command, verb: positionals[0], args: positionals.slice(1), flags,
           url: url ?? defaultUrl(),
           apiKey: apiKey ?? process.env.TIMESLICE_API_KEY,
-          ...(data !== undefined ? { dataDir: data, store: storeEngine(process.env.TIMESLICE_STORE) } : {}),
+          ...(data !== undefined ? { dataDir: data, store: storeEngine(process.env.TIMESLICE_STORE), ...sharedCatalog() } : {}),
         });
       }
       case 'version':
@@ -143,7 +143,7 @@ export async function run(argv: readonly string[]): Promise<number> {
           apiKey: values['api-key'] ?? process.env.TIMESLICE_API_KEY,
           json: values.json ?? false,
           ...(values.data !== undefined
-            ? { dataDir: values.data, store: storeEngine(process.env.TIMESLICE_STORE), upkeep: resolveServeConfig({}, process.env).upkeep }
+            ? { dataDir: values.data, store: storeEngine(process.env.TIMESLICE_STORE), upkeep: resolveServeConfig({}, process.env).upkeep, ...sharedCatalog() }
             : {}),
         });
       }
@@ -172,6 +172,12 @@ export async function run(argv: readonly string[]): Promise<number> {
     }
     throw error;
   }
+}
+
+/** With --data: the shared catalog the data directory's service uses (TIMESLICE_CATALOG), when it has one. */
+function sharedCatalog(): { catalog?: string } {
+  const url = catalogUrl(process.env.TIMESLICE_CATALOG);
+  return url === undefined ? {} : { catalog: url };
 }
 
 function defaultUrl(): string {

@@ -20,6 +20,8 @@ export interface ManageCommandOptions {
   /** Work on this data directory directly (the service must be stopped): the recovery when every key is lost. */
   readonly dataDir?: string;
   readonly store?: StoreEngine;
+  /** The shared catalog (TIMESLICE_CATALOG) the data directory's service uses. */
+  readonly catalog?: string;
 }
 
 const VERBS: Readonly<Record<string, readonly string[]>> = {
@@ -71,7 +73,7 @@ export async function manageCommand(options: ManageCommandOptions, out: NodeJS.W
   const label = `timeslice ${options.noun} ${options.verb}`;
   let answer: Record<string, unknown>;
   if (options.dataDir !== undefined) {
-    const store = await openStore({ engine: options.store ?? 'duckdb', dataDir: options.dataDir, memoryLimit: '1GB', clock: systemClock, expireEveryMs: 0 });
+    const store = await openStore({ engine: options.store ?? 'duckdb', dataDir: options.dataDir, memoryLimit: '1GB', clock: systemClock, expireEveryMs: 0, ...(options.catalog !== undefined ? { catalogUrl: options.catalog } : {}) });
     try {
       answer = await manage(store.catalog, request);
     } catch (error) {

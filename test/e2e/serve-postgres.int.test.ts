@@ -179,6 +179,32 @@ test('PostgreSQL stopped: known runs keep reporting, connects get 503, no node k
   }
 });
 
+test('timeslice keys --data with TIMESLICE_CATALOG works on the shared catalog: a recovered key authenticates on every node', { timeout: 60_000 }, async () => {
+  const url = await server.createDatabase('serve_keys_cli');
+  const nodes: TestServer[] = [];
+  try {
+    nodes.push(await startTestServer({ TIMESLICE_CATALOG: url }, { alertIntervalMs: 0 }));
+    const dataDir = nodes[0]!.dataDir;
+    await nodes[0]!.server.close();
+    const cli = spawn(process.execPath, ['bin/timeslice.js', 'keys', 'create', '--account', '1', '--kind', 'user', '--data', dataDir], {
+      cwd: repoRoot, env: { ...process.env, TIMESLICE_CATALOG: url }, stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    cli.stdout!.on('data', (d) => { out += d; });
+    cli.stderr!.on('data', (d) => { err += d; });
+    const [code] = await once(cli, 'exit');
+    assert.equal(code, 0, err);
+    const key = /^Key (\d+) \(user, account 1\): (NRAK-[A-Z0-9]{27})$/m.exec(out)!;
+    // Written to PostgreSQL (not the data directory's file): another node, with its own data, takes it.
+    nodes.push(await startTestServer({ TIMESLICE_CATALOG: url }, { alertIntervalMs: 0 }));
+    assert.equal(nodes[1]!.server.catalog.accountForUserKey(key[2]!), 1);
+    assert.equal(nodes[1]!.server.catalog.keyId(key[2]!), Number(key[1]));
+  } finally {
+    for (const node of nodes) await node.stop();
+  }
+});
+
 test('timeslice serve refuses a catalog it cannot use, naming why', { timeout: 30_000 }, async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'timeslice-serve-pg-'));
   try {
