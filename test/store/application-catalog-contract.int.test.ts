@@ -231,3 +231,30 @@ describe('applications shared by two nodes (PostgreSQL)', () => {
     }
   });
 });
+
+test('last-heard times a flush could not write (PostgreSQL stopped) are written by the next one', async () => {
+  const url = await server.createDatabase(`apps_flush_${++databases}`);
+  const clock = new ManualClock(T0);
+  const pgc = await openPostgresCatalog(url, { clock });
+  try {
+    const { run } = await pgc.catalog.connect(1, facts(['flushed']));
+    clock.ms = T0 + HOUR;
+    pgc.catalog.holdRun(run.runId)();
+    await server.halt();
+    try {
+      await assert.rejects(pgc.catalog.apps.flushHeard());
+    } finally {
+      await server.resume();
+    }
+    let flushed = false;
+    for (let i = 0; i < 50 && !flushed; i++) {
+      flushed = await pgc.catalog.apps.flushHeard().then(() => true, () => false);
+      if (!flushed) await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.ok(flushed);
+    const { rows } = await pgc.db.pool.query('SELECT last_heard_at FROM agent_runs WHERE run_id = $1', [run.runId]);
+    assert.deepEqual(rows, [{ last_heard_at: T0 + HOUR }]);
+  } finally {
+    await pgc.close();
+  }
+});

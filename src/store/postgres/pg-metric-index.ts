@@ -99,15 +99,19 @@ export class PgMetricIndex implements MetricIndex {
   /** Writes when this node's instances last stored metric data, and tells the other nodes. */
   async flushReported(): Promise<void> {
     if (this.reported.size === 0) return;
-    const entries = [...this.reported.values()];
+    const entries = [...this.reported.entries()];
     this.reported.clear();
     await this.db.transaction(async (c) => {
       await c.query(
         `INSERT INTO metric_reported SELECT * FROM unnest($1::int[], $2::int[], $3::int[], $4::bigint[])
          ON CONFLICT (app_id, instance_id) DO UPDATE SET last_ms = greatest(metric_reported.last_ms, EXCLUDED.last_ms)`,
-        [entries.map((e) => e.appId), entries.map((e) => e.hostId), entries.map((e) => e.instanceId), entries.map((e) => e.at)],
+        [entries.map(([, e]) => e.appId), entries.map(([, e]) => e.hostId), entries.map(([, e]) => e.instanceId), entries.map(([, e]) => e.at)],
       );
       await notifyChange(c, REPORTED);
+    }).catch((error: unknown) => {
+      // Not written (the database unreachable): kept for the next flush, unless reported again meanwhile.
+      for (const [key, e] of entries) if ((this.reported.get(key)?.at ?? -Infinity) < e.at) this.reported.set(key, e);
+      throw error;
     });
   }
 

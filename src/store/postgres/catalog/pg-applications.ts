@@ -307,6 +307,11 @@ export class PgApplications implements ApplicationCatalog, AgentRuns {
     const instances = [...this.heardInstances];
     this.heardRuns.clear();
     this.heardInstances.clear();
+    // Not written (the database unreachable): kept for the next flush, unless heard from again meanwhile.
+    const restore = () => {
+      for (const [id, at] of runs) if ((this.heardRuns.get(id) ?? -Infinity) < at) this.heardRuns.set(id, at);
+      for (const [id, at] of instances) if ((this.heardInstances.get(id) ?? -Infinity) < at) this.heardInstances.set(id, at);
+    };
     await this.db.transaction(async (c) => {
       await c.query(
         `UPDATE agent_runs r SET last_heard_at = greatest(r.last_heard_at, v.at)
@@ -318,6 +323,9 @@ export class PgApplications implements ApplicationCatalog, AgentRuns {
          FROM unnest($1::int[], $2::bigint[]) AS v(id, at) WHERE i.id = v.id`,
         [instances.map(([id]) => id), instances.map(([, at]) => at)],
       );
+    }).catch((error: unknown) => {
+      restore();
+      throw error;
     });
   }
 
