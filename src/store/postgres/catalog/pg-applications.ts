@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import type pg from 'pg';
 import type { Clock } from '../../../clock.js';
 import { DEFAULT_APM_AGENT_SETTINGS, type ApmAgentSettings } from '../../../domain/agent-settings/model.js';
 import { applySettingsPatch, validateApmAgentSettings, type SettingsPatch } from '../../../domain/agent-settings/validation.js';
