@@ -49,6 +49,8 @@ export interface ConditionTerm {
   readonly thresholdDuration: number;
   readonly thresholdOccurrences: ThresholdOccurrences;
   readonly disableHealthStatusReporting: boolean;
+  /** Stored and shown; Timeslice writes NrAiIncident rows for every incident regardless. */
+  readonly disableEventCreation?: boolean;
 }
 
 export interface ConditionSignal {
@@ -86,6 +88,10 @@ export interface NrqlCondition {
   readonly facets: readonly string[];
   readonly description: string | null;
   readonly runbookUrl: string | null;
+  /** Handlebars over the incident's variables, rendered into incident and issue titles (docs/alerts.md). */
+  readonly titleTemplate?: string | null;
+  /** The entity GUID a client pinned the condition to; stored and shown. */
+  readonly targetEntity?: string | null;
   readonly terms: readonly ConditionTerm[];
   readonly signal: ConditionSignal;
   readonly expiration: ConditionExpiration;

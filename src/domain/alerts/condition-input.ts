@@ -18,6 +18,8 @@ export interface NrqlConditionInput {
   readonly facets?: readonly string[];
   readonly description?: string | null;
   readonly runbookUrl?: string | null;
+  readonly titleTemplate?: string | null;
+  readonly targetEntity?: string | null;
   readonly terms?: ReadonlyArray<{
     readonly priority: TermPriority;
     readonly operator: TermOperator;
@@ -25,6 +27,7 @@ export interface NrqlConditionInput {
     readonly thresholdDuration: number;
     readonly thresholdOccurrences: ThresholdOccurrences;
     readonly disableHealthStatusReporting?: boolean | null;
+    readonly disableEventCreation?: boolean | null;
   }>;
   readonly signal?: Partial<{ [K in keyof ConditionSignal]: ConditionSignal[K] | null }> | null;
   readonly expiration?: Partial<{ [K in keyof ConditionExpiration]: ConditionExpiration[K] | null }> | null;
@@ -83,6 +86,7 @@ export function buildNrqlCondition(
     thresholdDuration: t.thresholdDuration,
     thresholdOccurrences: t.thresholdOccurrences,
     disableHealthStatusReporting: t.disableHealthStatusReporting ?? false,
+    disableEventCreation: t.disableEventCreation ?? false,
   }));
 
   if (input.name.length < 1 || input.name.length > 128) errors.push({ name: 'name', reason: 'Name must be between 1 and 128 characters' });
@@ -142,6 +146,8 @@ export function buildNrqlCondition(
       facets: input.facets ?? [],
       description: input.description ?? null,
       runbookUrl: input.runbookUrl ?? null,
+      titleTemplate: input.titleTemplate ?? null,
+      targetEntity: input.targetEntity ?? null,
       terms,
       signal,
       expiration,

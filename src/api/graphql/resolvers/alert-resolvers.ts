@@ -66,13 +66,13 @@ function conditionView(stored: StoredCondition) {
     type: 'STATIC',
     description: c.description,
     runbookUrl: c.runbookUrl,
-    titleTemplate: null,
+    titleTemplate: c.titleTemplate ?? null,
     entityGuid: aiopsGuid(c.accountId, 'CONDITION', c.id),
-    targetEntity: null,
+    targetEntity: c.targetEntity ?? null,
     nrql: { query: c.query, dataAccountId: null, evaluationOffset: null },
     signal: { ...c.signal, evaluationOffset: null },
     expiration: c.expiration,
-    terms: c.terms.map((t) => ({ ...t, disableEventCreation: false, prediction: null })),
+    terms: c.terms.map((t) => ({ ...t, disableEventCreation: t.disableEventCreation ?? false, prediction: null })),
     valueFunction: 'SINGLE_VALUE',
     violationTimeLimit: limitEnum(c.violationTimeLimitSeconds),
     violationTimeLimitSeconds: c.violationTimeLimitSeconds,
@@ -88,6 +88,7 @@ interface TermInput {
   thresholdDuration: number;
   thresholdOccurrences: 'ALL' | 'AT_LEAST_ONCE';
   disableHealthStatusReporting?: boolean | null;
+  disableEventCreation?: boolean | null;
 }
 
 interface ConditionGraphInput {
@@ -96,6 +97,8 @@ interface ConditionGraphInput {
   nrql?: { query?: string | null } | null;
   description?: string | null;
   runbookUrl?: string | null;
+  titleTemplate?: string | null;
+  targetEntity?: string | null;
   terms?: TermInput[] | null;
   signal?: Record<string, unknown> | null;
   expiration?: Record<string, unknown> | null;
@@ -116,6 +119,8 @@ function createInput(input: ConditionGraphInput): NrqlConditionInput {
     query: input.nrql?.query ?? '',
     description: input.description ?? null,
     runbookUrl: input.runbookUrl ?? null,
+    titleTemplate: input.titleTemplate ?? null,
+    targetEntity: input.targetEntity ?? null,
     terms: input.terms ?? [],
     signal: (input.signal ?? null) as NrqlConditionInput['signal'],
     expiration: (input.expiration ?? null) as NrqlConditionInput['expiration'],
@@ -138,6 +143,8 @@ function mergedInput(current: NrqlCondition, input: ConditionGraphInput): NrqlCo
     query: input.nrql?.query ?? current.query,
     description: has('description') ? (input.description ?? null) : current.description,
     runbookUrl: has('runbookUrl') ? (input.runbookUrl ?? null) : current.runbookUrl,
+    titleTemplate: has('titleTemplate') ? (input.titleTemplate ?? null) : (current.titleTemplate ?? null),
+    targetEntity: has('targetEntity') ? (input.targetEntity ?? null) : (current.targetEntity ?? null),
     terms: input.terms ?? current.terms,
     signal: (has('signal') ? overlay(current.signal, input.signal) : current.signal) as NrqlConditionInput['signal'],
     expiration: (has('expiration') ? overlay(current.expiration, input.expiration) : current.expiration) as NrqlConditionInput['expiration'],
