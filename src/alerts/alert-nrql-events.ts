@@ -38,6 +38,7 @@ function incidentAttributes(i: Incident, event: 'open' | 'close'): Record<string
     thresholdDuration: i.thresholdDuration,
     thresholdOccurrences: i.thresholdOccurrences === null ? null : i.thresholdOccurrences === 'ALL' ? 'all' : 'any',
     title: i.title,
+    description: i.description ?? null,
     targetName: Object.values(i.facets).join(', ') || i.conditionName,
     ...Object.fromEntries(Object.entries(i.facets).map(([k, v]) => [`tag.${k}`, v])),
     degradationTime: i.degradationAt,

@@ -67,6 +67,9 @@ export interface ExpectedIncident {
   readonly detectedAt: string;
   readonly closedAt: string | null;
   readonly closeCause: string | null;
+  /** Compared when any expected incident of the script gives one: the rendered title and description. */
+  readonly title?: string;
+  readonly description?: string | null;
 }
 
 export function offsetMs(text: string): number {
@@ -197,6 +200,7 @@ export function runConditionScript(script: ConditionScript, onStep?: (engine: Al
   const rawIncidents = Object.values(engine.state.incidents).sort((a, b) => a.detectedAt - b.detectedAt || Number(a.id.slice(3)) - Number(b.id.slice(3)));
   const rel = (t: number | null) => (t === null ? null : formatOffset(t - start));
   const signalOf = (i: Incident) => ({ ...i.facets });
+  const withText = script.expect.incidents.some((i) => i.title !== undefined);
   const incidents = rawIncidents.map((i) => ({
     condition: i.conditionId,
     signal: signalOf(i),
@@ -207,6 +211,7 @@ export function runConditionScript(script: ConditionScript, onStep?: (engine: Al
     detectedAt: rel(i.detectedAt)!,
     closedAt: rel(i.closedAt),
     closeCause: i.closeCause,
+    ...(withText ? { title: i.title, description: i.description ?? null } : {}),
   }));
   const rawIssues = issueOrder.map((id) => engine.state.issues.issues[id]!);
   const issues = rawIssues.map((issue) => ({

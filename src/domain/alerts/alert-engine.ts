@@ -1,5 +1,6 @@
 import type { AlertPolicy, CloseCause, EntityAlertSeverity, Incident, IssueEvent, NrqlCondition } from './alert-model.js';
 import { ConditionEvaluator, emptyEvaluatorState, type ConditionEvaluatorState, type EvaluatorEvent, type WindowObservation } from './condition-evaluator.js';
+import { annotateIncident } from './incident-annotations.js';
 import { DEFAULT_ISSUE_TTL_MS, emptyIssueTrackerState, IssueTracker, type IssueTrackerState } from './issue-tracker.js';
 
 export type AlertEvent =
@@ -187,8 +188,10 @@ export class AlertEngine {
       if (event.kind === 'incidentOpened') {
         const policy = this.policies.get(event.incident.policyId);
         if (policy === undefined) throw new Error(`condition ${event.incident.conditionId} names unknown policy ${event.incident.policyId}`);
-        const { issueId, events: issueEvents } = this.tracker.incidentOpened(policy, event.incident, now);
-        const incident = { ...event.incident, issueId };
+        const condition = this.conditions.get(event.incident.conditionId)?.current;
+        const annotated = condition === undefined ? event.incident : annotateIncident(condition, policy, event.incident);
+        const { issueId, events: issueEvents } = this.tracker.incidentOpened(policy, annotated, now);
+        const incident = { ...annotated, issueId };
         this.state.incidents[incident.id] = incident;
         const evaluator = this.conditions.get(incident.conditionId);
         if (evaluator !== undefined && evaluator.state.open[incident.id] !== undefined) evaluator.state.open[incident.id] = incident;

@@ -121,7 +121,10 @@ export interface Incident {
   readonly thresholdDuration: number | null;
   readonly thresholdOccurrences: ThresholdOccurrences | null;
   readonly disableHealthStatusReporting: boolean;
+  /** The condition's titleTemplate rendered for this incident, else the default title. */
   readonly title: string;
+  /** The condition's description rendered for this incident; absent without one. */
+  readonly description?: string | null;
   /** Data time: start of the first breaching window of the run. */
   readonly degradationAt: number;
   /** Data time: end of the window that completed the run. */
@@ -150,6 +153,8 @@ export interface Issue {
   readonly conditionIds: readonly string[];
   readonly conditionNames: readonly string[];
   readonly titles: readonly string[];
+  /** Per incident: its rendered description, else its title (absent in state written before descriptions). */
+  readonly descriptions?: readonly string[];
   readonly entityNames: readonly string[];
   readonly createdAt: number;
   readonly activatedAt: number | null;

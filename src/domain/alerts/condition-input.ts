@@ -9,6 +9,7 @@ import type {
   TermPriority,
   ThresholdOccurrences,
 } from './alert-model.js';
+import { checkIncidentTemplates } from './incident-annotations.js';
 
 /** NerdGraph's AlertsNrqlConditionStaticInput as the domain takes it (seconds, enum strings). */
 export interface NrqlConditionInput {
@@ -134,6 +135,7 @@ export function buildNrqlCondition(
       errors.push({ name: 'terms[].thresholdDuration', reason: `Term duration must be a multiple of the ${what} (${step} seconds) but was ${term.thresholdDuration} seconds` });
     }
   }
+  errors.push(...checkIncidentTemplates(input));
   if (errors.length > 0) return { condition: null, errors };
   return {
     condition: {

@@ -28,7 +28,7 @@ export function templateVariables(issue: Issue, event: IssueEvent, workflowName:
     mutingState: 'NOT_MUTED',
     nrAccountId: issue.accountId,
     workflowName,
-    annotations: { title: issue.titles, description: issue.titles },
+    annotations: { title: issue.titles, description: issue.descriptions ?? issue.titles },
     accumulations: {
       policyName: [issue.policyName],
       conditionName: issue.conditionNames,

@@ -1,0 +1,65 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { CUSTOM_EVENTS, Rows } from '../../src/store/append-tables.js';
+import { graph, graphData } from '../helpers/graph-client.js';
+import { connectApp, ManualClock } from '../helpers/rest-fixture.js';
+import { startTestServer, type TestServer } from '../helpers/test-server.js';
+
+// A condition's titleTemplate and description through the service: refused when the renderer
+// cannot honour them, rendered into the incident, the issue (aiIssues) and NrAiIncident otherwise.
+
+const T0 = Date.parse('2026-11-20T12:00:00Z');
+const MIN = 60_000;
+const clock = new ManualClock(T0);
+let ts: TestServer;
+let appId: number;
+
+before(async () => {
+  ts = await startTestServer({}, { clock, alertIntervalMs: 0 });
+  appId = (await connectApp(ts, 'checkout-web')).appId;
+});
+after(() => ts?.stop());
+
+const CREATE = 'mutation($a:Int!,$p:ID!,$c:AlertsNrqlConditionStaticInput!){alertsNrqlConditionStaticCreate(accountId:$a,policyId:$p,condition:$c){id titleTemplate description}}';
+
+test('title and description templates: validation, then the rendered incident and issue', async () => {
+  const policyId = (await graphData(ts, 'mutation { alertsPolicyCreate(accountId: 1, policy: {name: "probes", incidentPreference: PER_CONDITION}) { id } }')).alertsPolicyCreate.id;
+  const condition = {
+    name: 'probe value', enabled: true, nrql: { query: 'SELECT average(value) FROM Probe FACET appName' },
+    runbookUrl: 'https://runbooks.example.test/probe',
+    titleTemplate: '{{tag.appName}}: {{conditionName}} {{operator}} {{threshold}} ({{priority}}, policy {{policyName}})',
+    description: 'See {{runbookUrl}} for {{json targetName}}',
+    terms: [{ operator: 'ABOVE', priority: 'CRITICAL', threshold: 2, thresholdDuration: 120, thresholdOccurrences: 'ALL' }],
+    signal: { aggregationWindow: 60, aggregationMethod: 'EVENT_FLOW', aggregationDelay: 0 },
+  };
+
+  const refused = await graph(ts, CREATE, { a: 1, p: policyId, c: { ...condition, titleTemplate: '{{#if tag.appName}}{{tag.appName}}{{/if}} is slow' } });
+  assert.equal(refused.body.data?.alertsNrqlConditionStaticCreate, null);
+  assert.deepEqual(refused.body.errors?.map((e) => [e.message, e.extensions]), [[
+    'Validation Error',
+    { errorClass: 'BAD_USER_INPUT', code: 'BAD_USER_INPUT', validationErrors: [{ name: 'titleTemplate', reason: 'Block helpers, partials and comments ({{#if}}, {{#each}}, {{> …}}, {{! …}}) are not supported; use {{variable}} or {{json variable}}' }] },
+  ]]);
+  const none = await graphData(ts, `{ actor { account(id: 1) { alerts { nrqlConditionsSearch(searchCriteria: {policyId: "${policyId}"}) { totalCount } } } } }`);
+  assert.equal(none.actor.account.alerts.nrqlConditionsSearch.totalCount, 0, 'nothing is stored');
+
+  const made = (await graphData(ts, CREATE, { a: 1, p: policyId, c: condition })).alertsNrqlConditionStaticCreate;
+  assert.deepEqual(made, { id: made.id, titleTemplate: condition.titleTemplate, description: condition.description });
+
+  const rows = new Rows(CUSTOM_EVENTS);
+  for (const [minute, value] of [[0, 1], [1, 3], [2, 3], [3, 3]] as const) rows.push(1, appId, 0, 0, T0 + minute * MIN + 5_000, 'Probe', JSON.stringify({ value }));
+  await ts.server.writer.write([rows]);
+  clock.ms = T0 + 4 * MIN;
+  await ts.server.alerts.evaluateOnce();
+
+  const title = 'checkout-web: probe value > 2 (critical, policy probes)';
+  const description = 'See https://runbooks.example.test/probe for "checkout-web"';
+  const data = (await graphData(ts, `{ actor { account(id: 1) { aiIssues {
+    issues { issues { title description totalIncidents } }
+    incidents { incidents { title description } } } } } }`)).actor.account.aiIssues;
+  assert.deepEqual(data, {
+    issues: { issues: [{ title: [title], description: [description], totalIncidents: 1 }] },
+    incidents: { incidents: [{ title, description: [description] }] },
+  });
+  const events = await graphData(ts, `{ actor { account(id: 1) { nrql(query: "SELECT title, description FROM NrAiIncident WHERE event = 'open' SINCE ${T0} UNTIL ${T0 + 10 * MIN}") { results } } } }`);
+  assert.deepEqual(events.actor.account.nrql.results.map((r: Record<string, unknown>) => [r.title, r.description]), [[title, description]]);
+});
