@@ -239,6 +239,18 @@ export class AlertService {
     return this.userAction(accountId, issueId, (now) => this.engine.resolve(issueId, user, now));
   }
 
+  /** A user closes one open incident (aiIssuesCloseIncident); false unless the account holds it open. */
+  closeIncident(accountId: number, incidentId: string): Promise<boolean> {
+    return this.serial(async () => {
+      const incident = this.engine.state.incidents[incidentId];
+      if (incident === undefined || incident.accountId !== accountId || incident.closedAt !== null) return false;
+      const events = this.engine.closeIncident(incidentId, this.deps.clock.now());
+      if (events.length === 0) return false;
+      await this.commit(events, [incident.conditionId], incident.issueId === null ? [] : [incident.issueId]);
+      return true;
+    });
+  }
+
   /**
    * Issues of an account whose life overlaps [from, to], newest first, as last committed: reads do not
    * wait for a running cycle.

@@ -6,7 +6,8 @@ import { connectApp, ManualClock } from '../helpers/rest-fixture.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 // A condition's titleTemplate and description through the service: refused when the renderer
-// cannot honour them, rendered into the incident, the issue (aiIssues) and NrAiIncident otherwise.
+// cannot honour them, rendered into the incident, the issue (aiIssues) and NrAiIncident otherwise;
+// then a user closes the incident with aiIssuesCloseIncident.
 
 const T0 = Date.parse('2026-11-20T12:00:00Z');
 const MIN = 60_000;
@@ -22,7 +23,7 @@ after(() => ts?.stop());
 
 const CREATE = 'mutation($a:Int!,$p:ID!,$c:AlertsNrqlConditionStaticInput!){alertsNrqlConditionStaticCreate(accountId:$a,policyId:$p,condition:$c){id titleTemplate description}}';
 
-test('title and description templates: validation, then the rendered incident and issue', async () => {
+test('title and description templates: validation, the rendered incident and issue; then aiIssuesCloseIncident', async () => {
   const policyId = (await graphData(ts, 'mutation { alertsPolicyCreate(accountId: 1, policy: {name: "probes", incidentPreference: PER_CONDITION}) { id } }')).alertsPolicyCreate.id;
   const condition = {
     name: 'probe value', enabled: true, nrql: { query: 'SELECT average(value) FROM Probe FACET appName' },
@@ -62,4 +63,21 @@ test('title and description templates: validation, then the rendered incident an
   });
   const events = await graphData(ts, `{ actor { account(id: 1) { nrql(query: "SELECT title, description FROM NrAiIncident WHERE event = 'open' SINCE ${T0} UNTIL ${T0 + 10 * MIN}") { results } } } }`);
   assert.deepEqual(events.actor.account.nrql.results.map((r: Record<string, unknown>) => [r.title, r.description]), [[title, description]]);
+
+  // aiIssuesCloseIncident: the incident closes (USER), and with it its issue, which held no other.
+  const incidentId = (await graphData(ts, '{ actor { account(id: 1) { aiIssues { incidents { incidents { incidentId } } } } } }')).actor.account.aiIssues.incidents.incidents[0].incidentId;
+  const accountB = (await ts.server.catalog.createAccount('B')).id;
+  const keyB = await ts.server.catalog.createUserKey(accountB);
+  const CLOSE = `mutation { aiIssuesCloseIncident(accountId: 1, incidentId: "${incidentId}") { accountId incidentId error } }`;
+  assert.deepEqual(await graphData(ts, CLOSE, undefined, { key: keyB }), { aiIssuesCloseIncident: { accountId: 1, incidentId, error: 'Access denied: this API key cannot reach account 1' } });
+  clock.ms = T0 + 5 * MIN;
+  assert.deepEqual(await graphData(ts, CLOSE), { aiIssuesCloseIncident: { accountId: 1, incidentId, error: null } });
+  const closed = (await graphData(ts, `{ actor { account(id: 1) { aiIssues {
+    issues(timeWindow: {startTime: ${T0}, endTime: ${T0 + 10 * MIN}}) { issues { state closedAt } }
+    incidents(timeWindow: {startTime: ${T0}, endTime: ${T0 + 10 * MIN}}) { incidents { incidentId state closedAt } } } } } }`)).actor.account.aiIssues;
+  assert.deepEqual(closed, {
+    issues: { issues: [{ state: 'CLOSED', closedAt: T0 + 5 * MIN }] },
+    incidents: { incidents: [{ incidentId, state: 'CLOSED', closedAt: T0 + 5 * MIN }] },
+  });
+  assert.deepEqual(await graphData(ts, CLOSE), { aiIssuesCloseIncident: { accountId: 1, incidentId, error: `Incident ${incidentId} Not Found in account 1, or it is closed` } });
 });

@@ -381,5 +381,11 @@ export const alertResolvers = {
     aiIssuesAckIssue: (_r: Root, args: { accountId: number; issueId: string }, ctx: GraphContext) => issueAction(ctx, args, 'ACK'),
     aiIssuesUnackIssue: (_r: Root, args: { accountId: number; issueId: string }, ctx: GraphContext) => issueAction(ctx, args, 'UNACK'),
     aiIssuesResolveIssue: (_r: Root, args: { accountId: number; issueId: string }, ctx: GraphContext) => issueAction(ctx, args, 'RESOLVE'),
+    aiIssuesCloseIncident: async (_r: Root, args: { accountId: number; incidentId: string }, ctx: GraphContext) => {
+      const answer = (error: string | null) => ({ accountId: args.accountId, incidentId: args.incidentId, error });
+      if (!ctx.canRead(args.accountId)) return answer(`Access denied: this API key cannot reach account ${args.accountId}`);
+      const done = await alertsOf(ctx).closeIncident(args.accountId, args.incidentId);
+      return answer(done ? null : `Incident ${args.incidentId} Not Found in account ${args.accountId}, or it is closed`);
+    },
   },
 };
