@@ -75,6 +75,33 @@ function notificationPayload<T, V>(outcome: Outcome<T>, key: string, view: (valu
   return { [key]: view(outcome.value), error: null, errors: [] };
 }
 
+/** A test's answer: SUCCESS or FAIL with what happened; a refusal (not found, invalid input) is a FAIL with its errors. */
+function testPayload(outcome: Outcome<{ ok: boolean; details: string }>) {
+  if (outcome.value === null) {
+    const errors = responseErrors(outcome.errors);
+    return { result: 'FAIL', details: outcome.errors[0]?.description ?? null, evidence: null, error: errors[0] ?? null, errors };
+  }
+  return { result: outcome.value.ok ? 'SUCCESS' : 'FAIL', details: outcome.value.details, evidence: null, error: null, errors: [] };
+}
+
+interface DestinationUpdate {
+  name?: string | null;
+  active?: boolean | null;
+  properties?: { key: string; value: string; label?: string | null }[] | null;
+  auth?: Parameters<AlertService['notifications']['saveDestination']>[1]['auth'];
+  secureUrl?: { prefix?: string | null; secureSuffix?: string | null } | null;
+}
+
+/** A stored destination with an update's fields applied (absent ones keep their values). */
+function updatedDestination(alerts: AlertService, destinationId: string, d: DestinationUpdate): Parameters<AlertService['notifications']['saveDestination']>[1] {
+  const current = alerts.notifier.destinations.get(destinationId);
+  const secureUrl = d.secureUrl ? { prefix: d.secureUrl.prefix ?? current?.secureUrl?.prefix ?? '', secureSuffix: d.secureUrl.secureSuffix ?? current?.secureUrl?.secureSuffix ?? '' } : null;
+  return {
+    name: d.name ?? current?.name ?? '', type: current?.type ?? 'WEBHOOK', properties: d.properties ?? current?.properties.map((p) => ({ ...p })) ?? [],
+    auth: d.auth ?? null, secureUrl, active: d.active ?? null,
+  };
+}
+
 const unauthorized = (accountId: number): NotificationError => ({ type: 'UNAUTHORIZED_ACCOUNT', description: `Access denied: this API key cannot reach account ${accountId}` });
 
 /** NerdGraph declares accountId nullable on destination mutations (client-go sends it so); null means the key's account. */
@@ -187,18 +214,31 @@ export const notificationResolvers = {
       if (!ctx.canRead(accountId)) return notificationPayload({ value: null, errors: [unauthorized(accountId)] }, 'destination', destinationView);
       return notificationPayload(await alertsOf(ctx).notifications.saveDestination(accountId, args.destination), 'destination', destinationView);
     },
-    aiNotificationsUpdateDestination: async (_r: Root, args: { accountId?: number | null; destinationId: string; destination: { name?: string | null; active?: boolean | null; properties?: { key: string; value: string; label?: string | null }[] | null; auth?: Parameters<AlertService['notifications']['saveDestination']>[1]['auth']; secureUrl?: { prefix?: string | null; secureSuffix?: string | null } | null } }, ctx: GraphContext) => {
+    aiNotificationsUpdateDestination: async (_r: Root, args: { accountId?: number | null; destinationId: string; destination: DestinationUpdate }, ctx: GraphContext) => {
       const accountId = accountOf(ctx, args.accountId);
       if (!ctx.canRead(accountId)) return notificationPayload({ value: null, errors: [unauthorized(accountId)] }, 'destination', destinationView);
       const alerts = alertsOf(ctx);
-      const current = alerts.notifier.destinations.get(args.destinationId);
-      const d = args.destination;
-      const secureUrl = d.secureUrl ? { prefix: d.secureUrl.prefix ?? current?.secureUrl?.prefix ?? '', secureSuffix: d.secureUrl.secureSuffix ?? current?.secureUrl?.secureSuffix ?? '' } : null;
-      const input = {
-        name: d.name ?? current?.name ?? '', type: current?.type ?? 'WEBHOOK', properties: d.properties ?? current?.properties.map((p) => ({ ...p })) ?? [],
-        auth: d.auth ?? null, secureUrl, active: d.active ?? null,
-      };
-      return notificationPayload(await alerts.notifications.saveDestination(accountId, input, args.destinationId), 'destination', destinationView);
+      return notificationPayload(await alerts.notifications.saveDestination(accountId, updatedDestination(alerts, args.destinationId, args.destination), args.destinationId), 'destination', destinationView);
+    },
+    aiNotificationsTestDestination: async (_r: Root, args: { accountId?: number | null; destination: Parameters<AlertService['notifications']['saveDestination']>[1] }, ctx: GraphContext) => {
+      const accountId = accountOf(ctx, args.accountId);
+      if (!ctx.canRead(accountId)) return testPayload({ value: null, errors: [unauthorized(accountId)] });
+      return testPayload(await alertsOf(ctx).notifications.testDestination(accountId, args.destination));
+    },
+    aiNotificationsTestDestinationById: async (_r: Root, args: { accountId?: number | null; destinationId: string; destination?: DestinationUpdate | null }, ctx: GraphContext) => {
+      const accountId = accountOf(ctx, args.accountId);
+      if (!ctx.canRead(accountId)) return testPayload({ value: null, errors: [unauthorized(accountId)] });
+      const alerts = alertsOf(ctx);
+      const input = args.destination ? updatedDestination(alerts, args.destinationId, args.destination) : null;
+      return testPayload(await alerts.notifications.testDestination(accountId, input, args.destinationId));
+    },
+    aiNotificationsTestChannel: async (_r: Root, args: { accountId: number; channel: Parameters<AlertService['notifications']['testChannel']>[1] }, ctx: GraphContext) => {
+      if (!ctx.canRead(args.accountId)) return testPayload({ value: null, errors: [unauthorized(args.accountId)] });
+      return testPayload(await alertsOf(ctx).notifications.testChannel(args.accountId, args.channel));
+    },
+    aiNotificationsTestChannelById: async (_r: Root, args: { accountId: number; channelId: string }, ctx: GraphContext) => {
+      if (!ctx.canRead(args.accountId)) return testPayload({ value: null, errors: [unauthorized(args.accountId)] });
+      return testPayload(await alertsOf(ctx).notifications.testChannel(args.accountId, null, args.channelId));
     },
     aiNotificationsDeleteDestination: async (_r: Root, args: { accountId?: number | null; destinationId: string }, ctx: GraphContext) => {
       const accountId = accountOf(ctx, args.accountId);
