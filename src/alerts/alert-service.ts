@@ -3,7 +3,7 @@ import type { Clock } from '../clock.js';
 import type { NrqlEngine } from '../nrql/nrql-engine.js';
 import type { AlertRecords, StoredCondition, StoredPolicy } from '../store/alert-records.js';
 import { evaluationStepMs, type AlertPolicy, type EntityAlertSeverity, type IncidentPreference, type Incident, type Issue, type NrqlCondition } from '../domain/alerts/alert-model.js';
-import { AlertEngine, type AlertEvent, type AlertTarget } from '../domain/alerts/alert-engine.js';
+import { AlertEngine, incidentTargets, type AlertEvent, type AlertTarget } from '../domain/alerts/alert-engine.js';
 import { buildNrqlCondition, type ConditionValidationError, type NrqlConditionInput } from '../domain/alerts/condition-input.js';
 import { checkConditionQuery, evaluationQuery, observationsOf } from './condition-query.js';
 import type { ConditionEvaluatorState } from '../domain/alerts/condition-evaluator.js';
@@ -261,6 +261,11 @@ export class AlertService {
 
   incidents(accountId: number, from: number, to: number): Promise<Incident[]> {
     return this.deps.records.incidents(accountId, from, to);
+  }
+
+  /** Incidents about an entity open during [from, to], newest first, as last committed. */
+  async entityIncidents(accountId: number, target: AlertTarget, from: number, to: number): Promise<Incident[]> {
+    return (await this.deps.records.incidents(accountId, from, to)).filter((i) => incidentTargets(i, this.engine.condition(i.conditionId), target));
   }
 
   alertSeverity(accountId: number, target: AlertTarget): EntityAlertSeverity {

@@ -209,6 +209,17 @@ export class AlertEngine {
   }
 }
 
+/**
+ * Whether an incident is about an entity (its alertViolations): a FACET value on an entity attribute
+ * names it, or its condition (while it exists) pins the entity in its WHERE — the alertSeverity rule.
+ */
+export function incidentTargets(incident: Incident, condition: NrqlCondition | undefined, target: AlertTarget): boolean {
+  for (const [attribute, value] of Object.entries(incident.facets)) {
+    if (ENTITY_FACETS.includes(attribute) && target.names.includes(value)) return true;
+  }
+  return (condition?.entityTargets ?? []).some((name) => target.names.includes(name));
+}
+
 function signalTargets(condition: NrqlCondition, facets: readonly string[], target: AlertTarget): boolean {
   for (let i = 0; i < condition.facets.length; i++) {
     if (ENTITY_FACETS.includes(condition.facets[i]!) && target.names.includes(facets[i] ?? '')) return true;
