@@ -6,7 +6,7 @@ import { evaluationStepMs, type AlertPolicy, type EntityAlertSeverity, type Inci
 import { AlertEngine, incidentTargets, type AlertEvent, type AlertTarget } from '../domain/alerts/alert-engine.js';
 import { buildNrqlCondition, type ConditionValidationError, type NrqlConditionInput } from '../domain/alerts/condition-input.js';
 import { checkConditionQuery, evaluationQuery, observationsOf } from './condition-query.js';
-import type { ConditionEvaluatorState } from '../domain/alerts/condition-evaluator.js';
+import type { ConditionEvaluatorState, ExpectedTermination } from '../domain/alerts/condition-evaluator.js';
 import type { Rows } from '../store/append-tables.js';
 import { alertEventRows } from './alert-nrql-events.js';
 import { NotificationConfigService, Notifier } from './notifier.js';
@@ -26,6 +26,8 @@ export interface AlertServiceDeps {
   readonly webhook?: WebhookOptions;
   /** The service's public address, for links in notifications. */
   readonly origin?: () => string;
+  /** Which entities ended expectedly (agents shut down), asked once per cycle: ignoreOnExpectedTermination. */
+  readonly endedExpectedly?: () => ExpectedTermination;
 }
 
 export class AlertValidationError extends Error {
@@ -307,7 +309,7 @@ export class AlertService {
           this.deps.log?.(`condition ${id} could not be evaluated`, error);
         }
       }
-      events.push(...this.engine.tick(now));
+      events.push(...this.engine.tick(now, this.deps.endedExpectedly?.()));
       const committing = performance.now();
       await this.commit(events, evaluated, []);
       const commitMs = performance.now() - committing;

@@ -49,6 +49,8 @@ export interface ConditionScript {
     readonly ack?: number;
     readonly resolve?: number;
   }>;
+  /** Entities whose agents shut down (an expected termination) from the given time on. */
+  readonly terminations?: ReadonlyArray<{ readonly at: string; readonly entity: string }>;
   readonly expect: {
     readonly incidents: readonly ExpectedIncident[];
     readonly issues: ReadonlyArray<{ readonly state: string; readonly priority: string; readonly totalIncidents: number; readonly incidents?: readonly number[] }>;
@@ -190,7 +192,8 @@ export function runConditionScript(script: ConditionScript, onStep?: (engine: Al
       if (action.ack !== undefined) record(engine.acknowledge(issueOrder[action.ack]!, 'user@example.test', now));
       if (action.resolve !== undefined) record(engine.resolve(issueOrder[action.resolve]!, 'user@example.test', now));
     }
-    record(engine.tick(now));
+    const ended = (script.terminations ?? []).filter((t) => start + offsetMs(t.at) <= now).map((t) => t.entity);
+    record(engine.tick(now, (_account, name) => ended.includes(name)));
     onStep?.(engine, now);
     for (const check of severityChecks.filter((c) => c.atMs === now)) {
       severity.push({ at: check.at, entity: check.entity, severity: engine.alertSeverity({ names: [check.entity] }) });

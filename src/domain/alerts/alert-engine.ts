@@ -1,5 +1,5 @@
 import type { AlertPolicy, CloseCause, EntityAlertSeverity, Incident, IssueEvent, NrqlCondition } from './alert-model.js';
-import { ConditionEvaluator, emptyEvaluatorState, type ConditionEvaluatorState, type EvaluatorEvent, type WindowObservation } from './condition-evaluator.js';
+import { ConditionEvaluator, emptyEvaluatorState, ENTITY_ATTRIBUTES, type ConditionEvaluatorState, type EvaluatorEvent, type ExpectedTermination, type WindowObservation } from './condition-evaluator.js';
 import { annotateIncident } from './incident-annotations.js';
 import { DEFAULT_ISSUE_TTL_MS, emptyIssueTrackerState, IssueTracker, type IssueTrackerState } from './issue-tracker.js';
 
@@ -27,7 +27,7 @@ export interface AlertEngineOptions {
 }
 
 /** Facet attributes whose value names the entity a signal is about (reference §4.11, a choice). */
-export const ENTITY_FACETS: readonly string[] = ['appName', 'entity.name', 'entity.guid', 'entityGuid', 'host', 'hostname'];
+export const ENTITY_FACETS: readonly string[] = ENTITY_ATTRIBUTES;
 
 /** An entity as alertSeverity sees it: any of its names (application name, GUID, host). */
 export interface AlertTarget {
@@ -111,10 +111,11 @@ export class AlertEngine {
     return this.apply(evaluator.observe(observations, now), now);
   }
 
-  tick(now: number): AlertEvent[] {
+  /** The clock moved: windows due close, wall-clock rules apply (see ConditionEvaluator.tick). */
+  tick(now: number, endedExpectedly?: ExpectedTermination): AlertEvent[] {
     const out: AlertEvent[] = [];
     for (const evaluator of this.conditions.values()) {
-      if (evaluator.current.enabled) out.push(...this.apply(evaluator.tick(now), now));
+      if (evaluator.current.enabled) out.push(...this.apply(evaluator.tick(now, endedExpectedly), now));
     }
     for (const issueId of this.tracker.expired(now)) out.push(...this.closeIssue(issueId, 'CLOSE_TTL', 'CLOSE_TTL', null, now));
     return out;
