@@ -1,5 +1,4 @@
 import { operatorSymbol, type AlertPolicy, type Incident, type NrqlCondition } from './alert-model.js';
-import type { ConditionValidationError } from './condition-input.js';
 
 /*
  * A condition's `titleTemplate` and `description` rendered for one incident (reference §4.13): the
@@ -85,8 +84,8 @@ export function annotateIncident(condition: NrqlCondition, policy: AlertPolicy, 
 }
 
 /** Templates the renderer cannot honour, as validation errors on their fields. */
-export function checkIncidentTemplates(input: { titleTemplate?: string | null; description?: string | null }): ConditionValidationError[] {
-  const errors: ConditionValidationError[] = [];
+export function checkIncidentTemplates(input: { titleTemplate?: string | null; description?: string | null }): Array<{ name: string; reason: string }> {
+  const errors: Array<{ name: string; reason: string }> = [];
   for (const name of ['titleTemplate', 'description'] as const) {
     const text = input[name];
     if (text === null || text === undefined) continue;
