@@ -267,7 +267,12 @@ export interface WorkflowInput {
   readonly workflowEnabled?: boolean | null;
   readonly destinationsEnabled?: boolean | null;
   readonly enrichmentsEnabled?: boolean | null;
+  /** Replaces the enrichments; an entry with the id of a kept one updates it. */
+  readonly enrichments?: { nrql: ReadonlyArray<{ id?: string | null; name: string; configuration: ReadonlyArray<{ query: string }> }> } | null;
 }
+
+/** Enrichments per workflow (New Relic does not publish its own bound). */
+export const MAX_ENRICHMENTS_PER_WORKFLOW = 10;
 
 export class NotificationConfigService {
   constructor(private readonly notifier: Notifier, private readonly records: AlertRecords, private readonly clock: Clock) {}
@@ -419,6 +424,18 @@ export class NotificationConfigService {
     const filter = input.issuesFilter ?? null;
     if (filter !== null && JSON.stringify(filter).length > 4096) return fail('INVALID_PARAMETER', 'issuesFilter is longer than 4096 characters');
     const now = this.clock.now();
+    const given = input.enrichments?.nrql ?? null;
+    if (given !== null && given.length > MAX_ENRICHMENTS_PER_WORKFLOW) return fail('INVALID_PARAMETER', `A workflow holds at most ${MAX_ENRICHMENTS_PER_WORKFLOW} enrichments`);
+    if (given !== null && given.some((e) => !e.name || e.configuration.length === 0 || e.configuration.some((c) => !c.query.trim()))) {
+      return fail('INVALID_PARAMETER', 'An enrichment needs a name and a NRQL query');
+    }
+    const kept = new Map((current?.enrichments ?? []).map((e) => [e.id, e]));
+    const enrichments = given === null
+      ? (current?.enrichments ?? [])
+      : given.map((e) => {
+        const before = e.id ? kept.get(e.id) : undefined;
+        return { id: before?.id ?? newNotificationId(), name: e.name, queries: e.configuration.map((c) => c.query), createdAt: before?.createdAt ?? now, updatedAt: now };
+      });
     const name = input.name ?? current?.name ?? '';
     if (!name) return fail('VALIDATION_ERROR', 'A workflow needs a name');
     const workflow: Workflow = {
@@ -435,7 +452,7 @@ export class NotificationConfigService {
         notificationTriggers: ((c.notificationTriggers ?? []).length > 0 ? c.notificationTriggers! : [...DEFAULT_NOTIFICATION_TRIGGERS]) as Workflow['destinationConfigurations'][number]['notificationTriggers'],
         updateOriginalMessage: c.updateOriginalMessage ?? false,
       })),
-      createdAt: current?.createdAt ?? now, updatedAt: now, lastRun: current?.lastRun ?? null,
+      createdAt: current?.createdAt ?? now, updatedAt: now, lastRun: current?.lastRun ?? null, enrichments,
     };
     await this.records.saveNotificationObject('workflow', workflow);
     this.notifier.workflows.set(workflow.id, workflow);

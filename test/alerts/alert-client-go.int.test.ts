@@ -203,17 +203,24 @@ test('destination, channel and workflow: create, read, update, delete as the pro
     accountId: 1,
     createWorkflowData: {
       destinationConfigurations: [{ channelId, notificationTriggers: ['ACTIVATED', 'CLOSED'], updateOriginalMessage: true }],
-      destinationsEnabled: true, enrichmentsEnabled: true,
+      destinationsEnabled: true,
+      enrichments: { nrql: [{ configuration: [{ query: "SELECT count(*) FROM Transaction WHERE appName = 'checkout-web' SINCE 10 minutes ago" }], name: 'recent traffic' }] },
+      enrichmentsEnabled: true,
       issuesFilter: { name: 'checkout', predicates, type: 'FILTER' },
       mutingRulesHandling: 'NOTIFY_ALL_ISSUES', name: 'checkout on-call', workflowEnabled: true,
     },
   })).aiWorkflowsCreateWorkflow;
   const workflowId: string = workflowMade.workflow.id;
   const filterId: string = workflowMade.workflow.issuesFilter.id;
-  const workflow = (name: string, triggers: string[], updatedAt: number) => ({
+  const enrichmentId: string = workflowMade.workflow.enrichments[0]?.id;
+  const enrichment = (query: string, updatedAt: number) => ({
+    accountId: 1, configurations: [{ query }], createdAt: iso(T0 + 12 * 60_000), id: enrichmentId, name: 'recent traffic', type: 'NRQL', updatedAt: iso(updatedAt),
+  });
+  const firstQuery = "SELECT count(*) FROM Transaction WHERE appName = 'checkout-web' SINCE 10 minutes ago";
+  const workflow = (name: string, triggers: string[], updatedAt: number, query = firstQuery) => ({
     accountId: 1, createdAt: iso(T0 + 12 * 60_000),
     destinationConfigurations: [{ channelId, name: 'oncall payload v2', notificationTriggers: triggers, type: 'WEBHOOK', updateOriginalMessage: true }],
-    destinationsEnabled: true, enrichments: [], enrichmentsEnabled: true, guid: b64(`1|AIOPS|WORKFLOW|${workflowId}`), id: workflowId,
+    destinationsEnabled: true, enrichments: [enrichment(query, updatedAt)], enrichmentsEnabled: true, guid: b64(`1|AIOPS|WORKFLOW|${workflowId}`), id: workflowId,
     issuesFilter: { accountId: 1, id: filterId, name: 'checkout', predicates, type: 'FILTER' }, lastRun: null, mutingRulesHandling: 'NOTIFY_ALL_ISSUES', name,
     updatedAt: iso(updatedAt), workflowEnabled: true,
   });
@@ -228,12 +235,17 @@ test('destination, channel and workflow: create, read, update, delete as the pro
     accountId: 1, deleteUnusedChannels: false,
     updateWorkflowData: {
       destinationConfigurations: [{ channelId, notificationTriggers: ['ACTIVATED', 'ACKNOWLEDGED', 'CLOSED'], updateOriginalMessage: true }],
-      destinationsEnabled: true, enrichments: { nrql: [] }, enrichmentsEnabled: true, id: workflowId,
+      destinationsEnabled: true,
+      enrichments: { nrql: [{ configuration: [{ query: "SELECT average(duration) FROM Transaction WHERE appName = 'checkout-web' SINCE 10 minutes ago" }], id: enrichmentId, name: 'recent traffic' }] },
+      enrichmentsEnabled: true, id: workflowId,
       issuesFilter: { filterInput: { name: 'checkout', predicates, type: 'FILTER' }, id: filterId },
       mutingRulesHandling: 'NOTIFY_ALL_ISSUES', name: 'checkout on-call v2', workflowEnabled: true,
     },
   })).aiWorkflowsUpdateWorkflow;
-  assert.deepEqual(workflowChanged, { errors: [], workflow: workflow('checkout on-call v2', ['ACTIVATED', 'ACKNOWLEDGED', 'CLOSED'], T0 + 13 * 60_000) });
+  assert.deepEqual(workflowChanged, {
+    errors: [],
+    workflow: workflow('checkout on-call v2', ['ACTIVATED', 'ACKNOWLEDGED', 'CLOSED'], T0 + 13 * 60_000, "SELECT average(duration) FROM Transaction WHERE appName = 'checkout-web' SINCE 10 minutes ago"),
+  });
 
   assert.deepEqual(await terraform('workflows-delete', { accountId: 1, deleteChannels: false, id: workflowId }), { aiWorkflowsDeleteWorkflow: { errors: [], id: workflowId } });
   assert.deepEqual(await terraform('notifications-delete-channel', { accountId: 1, channelId }), { aiNotificationsDeleteChannel: { error: null, errors: [], ids: [channelId] } });

@@ -59,7 +59,12 @@ function workflowView(w: Workflow, alerts: AlertService) {
       const destination = channel === undefined ? undefined : alerts.notifier.destinations.get(channel.destinationId);
       return { channelId: d.channelId, name: channel?.name ?? '', type: destination?.type ?? channel?.type ?? 'WEBHOOK', notificationTriggers: d.notificationTriggers, updateOriginalMessage: d.updateOriginalMessage };
     }),
-    destinationsEnabled: w.destinationsEnabled, enrichments: [], enrichmentsEnabled: w.enrichmentsEnabled, guid: guidOf(w.accountId, 'WORKFLOW', w.id), id: w.id,
+    destinationsEnabled: w.destinationsEnabled,
+    enrichments: (w.enrichments ?? []).map((e) => ({
+      accountId: w.accountId, configurations: e.queries.map((query) => ({ __typename: 'AiWorkflowsNrqlConfiguration', query })), createdAt: iso(e.createdAt),
+      id: e.id, name: e.name, type: 'NRQL', updatedAt: iso(e.updatedAt),
+    })),
+    enrichmentsEnabled: w.enrichmentsEnabled, guid: guidOf(w.accountId, 'WORKFLOW', w.id), id: w.id,
     issuesFilter: { accountId: w.accountId, ...w.issuesFilter }, lastRun: iso(w.lastRun), mutingRulesHandling: w.mutingRulesHandling, name: w.name,
     updatedAt: iso(w.updatedAt), workflowEnabled: w.workflowEnabled,
   };
@@ -302,5 +307,6 @@ function workflowInput(input: WorkflowGraphInput): Partial<WorkflowInput> {
     ...(input.workflowEnabled != null ? { workflowEnabled: input.workflowEnabled } : {}),
     ...(input.destinationsEnabled != null ? { destinationsEnabled: input.destinationsEnabled } : {}),
     ...(input.enrichmentsEnabled != null ? { enrichmentsEnabled: input.enrichmentsEnabled } : {}),
+    ...(input.enrichments != null ? { enrichments: input.enrichments } : {}),
   };
 }
