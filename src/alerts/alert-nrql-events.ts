@@ -39,6 +39,8 @@ function incidentAttributes(i: Incident, event: 'open' | 'close'): Record<string
     thresholdOccurrences: i.thresholdOccurrences === null ? null : i.thresholdOccurrences === 'ALL' ? 'all' : 'any',
     title: i.title,
     description: i.description ?? null,
+    muted: (i.mutingRuleId ?? null) !== null,
+    mutingRuleId: i.mutingRuleId == null ? null : Number(i.mutingRuleId),
     targetName: Object.values(i.facets).join(', ') || i.conditionName,
     ...Object.fromEntries(Object.entries(i.facets).map(([k, v]) => [`tag.${k}`, v])),
     degradationTime: i.degradationAt,

@@ -9,6 +9,7 @@ import { issueAttributes, issueMatches } from '../domain/alerts/issues-filter.js
 import type { Channel, Destination, Workflow } from '../domain/alerts/notification-model.js';
 import { DEFAULT_NOTIFICATION_TRIGGERS, notificationTriggerOf } from '../domain/alerts/notification-triggers.js';
 import { defaultPayload, renderTemplate, templateVariables } from '../domain/alerts/webhook-payload.js';
+import { issueMutingState, workflowNotifies } from '../domain/alerts/muting-rules.js';
 import { DEFAULT_WEBHOOK_OPTIONS, sendWebhook, type WebhookOptions } from './webhook-sender.js';
 
 export interface NotifierDeps {
@@ -58,6 +59,7 @@ export class Notifier {
       const attributes = issueAttributes(snapshot, snapshot.conditionNames);
       for (const workflow of this.workflows.values()) {
         if (workflow.accountId !== issue.accountId || !workflow.workflowEnabled || !workflow.destinationsEnabled) continue;
+        if (!workflowNotifies(workflow.mutingRulesHandling, issueMutingState(issue))) continue;
         if (!issueMatches(workflow.issuesFilter.predicates, attributes)) continue;
         for (const config of workflow.destinationConfigurations) {
           const triggers = config.notificationTriggers.length > 0 ? config.notificationTriggers : DEFAULT_NOTIFICATION_TRIGGERS;

@@ -3,6 +3,7 @@ import { AlertEngine, emptyAlertEngineState, type AlertEvent } from '../../src/d
 import { buildNrqlCondition, type NrqlConditionInput } from '../../src/domain/alerts/condition-input.js';
 import { notificationTriggerOf } from '../../src/domain/alerts/notification-triggers.js';
 import type { WindowObservation } from '../../src/domain/alerts/condition-evaluator.js';
+import { issueMutingState, type MutingRule } from '../../src/domain/alerts/muting-rules.js';
 
 /**
  * The golden condition-test format (alerts reference §7.1), as JSON: a policy, its conditions,
@@ -49,11 +50,13 @@ export interface ConditionScript {
     readonly ack?: number;
     readonly resolve?: number;
   }>;
+  /** Muting rules of the account (id, name, enabled, condition, schedule; the rest defaults). */
+  readonly mutingRules?: ReadonlyArray<Pick<MutingRule, 'id' | 'enabled' | 'condition' | 'schedule'>>;
   /** Entities whose agents shut down (an expected termination) from the given time on. */
   readonly terminations?: ReadonlyArray<{ readonly at: string; readonly entity: string }>;
   readonly expect: {
     readonly incidents: readonly ExpectedIncident[];
-    readonly issues: ReadonlyArray<{ readonly state: string; readonly priority: string; readonly totalIncidents: number; readonly incidents?: readonly number[] }>;
+    readonly issues: ReadonlyArray<{ readonly state: string; readonly priority: string; readonly totalIncidents: number; readonly incidents?: readonly number[]; readonly mutingState?: string }>;
     readonly notifications: ReadonlyArray<readonly [string, string]>;
     readonly alertSeverity?: ReadonlyArray<{ readonly at: string; readonly entity: string; readonly severity: EntityAlertSeverity }>;
   };
@@ -72,6 +75,8 @@ export interface ExpectedIncident {
   /** Compared when any expected incident of the script gives one: the rendered title and description. */
   readonly title?: string;
   readonly description?: string | null;
+  /** Compared when the script has muting rules. */
+  readonly mutingRuleId?: string | null;
 }
 
 export function offsetMs(text: string): number {
@@ -89,7 +94,7 @@ export function formatOffset(ms: number): string {
 
 export interface ScriptOutcome {
   readonly incidents: ExpectedIncident[];
-  readonly issues: Array<{ state: string; priority: string; totalIncidents: number; incidents: number[] }>;
+  readonly issues: Array<{ state: string; priority: string; totalIncidents: number; incidents: number[]; mutingState?: string }>;
   readonly notifications: Array<[string, string]>;
   readonly alertSeverity: Array<{ at: string; entity: string; severity: EntityAlertSeverity }>;
   readonly events: AlertEvent[];
@@ -113,6 +118,9 @@ export function runConditionScript(script: ConditionScript, onStep?: (engine: Al
   const engine = new AlertEngine(emptyAlertEngineState(), { newId: () => `id-${nextId++}` });
   const policy: AlertPolicy = { id: 'p1', accountId: 1, name: script.policy.name, incidentPreference: script.policy.incidentPreference };
   engine.setPolicy(policy);
+  engine.setMutingRules((script.mutingRules ?? []).map((r) => ({
+    ...r, accountId: 1, name: r.id, description: '', actionOnMutingRuleWindowEnded: 'DO_NOTHING', createdAt: 0, updatedAt: 0, createdBy: null, updatedBy: null,
+  })));
   const inputs = new Map<string, NrqlConditionInput>();
   const events: AlertEvent[] = [];
   const build = (id: string, input: NrqlConditionInput) => {
@@ -215,6 +223,7 @@ export function runConditionScript(script: ConditionScript, onStep?: (engine: Al
     closedAt: rel(i.closedAt),
     closeCause: i.closeCause,
     ...(withText ? { title: i.title, description: i.description ?? null } : {}),
+    ...(script.mutingRules ? { mutingRuleId: i.mutingRuleId ?? null } : {}),
   }));
   const rawIssues = issueOrder.map((id) => engine.state.issues.issues[id]!);
   const issues = rawIssues.map((issue) => ({
@@ -222,6 +231,7 @@ export function runConditionScript(script: ConditionScript, onStep?: (engine: Al
     priority: issue.priority,
     totalIncidents: issue.incidentIds.length,
     incidents: issue.incidentIds.map((id) => rawIncidents.findIndex((i) => i.id === id)),
+    ...(script.mutingRules ? { mutingState: issueMutingState(issue) } : {}),
   }));
   const notifications: Array<[string, string]> = [];
   for (const e of events) {

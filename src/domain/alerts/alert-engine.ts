@@ -1,6 +1,7 @@
 import type { AlertPolicy, CloseCause, EntityAlertSeverity, Incident, IssueEvent, NrqlCondition } from './alert-model.js';
 import { ConditionEvaluator, emptyEvaluatorState, ENTITY_ATTRIBUTES, type ConditionEvaluatorState, type EvaluatorEvent, type ExpectedTermination, type WindowObservation } from './condition-evaluator.js';
 import { annotateIncident } from './incident-annotations.js';
+import { mutingAttributes, mutingRuleFor, type MutingRule } from './muting-rules.js';
 import { DEFAULT_ISSUE_TTL_MS, emptyIssueTrackerState, IssueTracker, type IssueTrackerState } from './issue-tracker.js';
 
 export type AlertEvent =
@@ -43,6 +44,7 @@ export class AlertEngine {
   private readonly policies = new Map<string, AlertPolicy>();
   private readonly conditions = new Map<string, ConditionEvaluator>();
   private readonly tracker: IssueTracker;
+  private mutingRules: readonly MutingRule[] = [];
 
   constructor(
     readonly state: AlertEngineState,
@@ -69,6 +71,11 @@ export class AlertEngine {
 
   conditionIds(): string[] {
     return [...this.conditions.keys()];
+  }
+
+  /** The muting rules of every account; an incident opening while one matches is muted. */
+  setMutingRules(rules: readonly MutingRule[]): void {
+    this.mutingRules = rules;
   }
 
   setPolicy(policy: AlertPolicy): void {
@@ -190,7 +197,9 @@ export class AlertEngine {
         const policy = this.policies.get(event.incident.policyId);
         if (policy === undefined) throw new Error(`condition ${event.incident.conditionId} names unknown policy ${event.incident.policyId}`);
         const condition = this.conditions.get(event.incident.conditionId)?.current;
-        const annotated = condition === undefined ? event.incident : annotateIncident(condition, policy, event.incident);
+        const rendered = condition === undefined ? event.incident : annotateIncident(condition, policy, event.incident);
+        const muting = condition === undefined ? undefined : mutingRuleFor(this.mutingRules, rendered.accountId, mutingAttributes(condition, policy, rendered), now);
+        const annotated = muting === undefined ? rendered : { ...rendered, mutingRuleId: muting.id };
         const { issueId, events: issueEvents } = this.tracker.incidentOpened(policy, annotated, now);
         const incident = { ...annotated, issueId };
         this.state.incidents[incident.id] = incident;

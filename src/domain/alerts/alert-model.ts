@@ -125,6 +125,8 @@ export interface Incident {
   readonly title: string;
   /** The condition's description rendered for this incident; absent without one. */
   readonly description?: string | null;
+  /** The muting rule that muted this incident when it opened (absent or null: not muted). */
+  readonly mutingRuleId?: string | null;
   /** Data time: start of the first breaching window of the run. */
   readonly degradationAt: number;
   /** Data time: end of the window that completed the run. */
@@ -155,6 +157,8 @@ export interface Issue {
   readonly titles: readonly string[];
   /** Per incident: its rendered description, else its title (absent in state written before descriptions). */
   readonly descriptions?: readonly string[];
+  /** The incidents a muting rule muted (absent: none). */
+  readonly mutedIncidentIds?: readonly string[];
   readonly entityNames: readonly string[];
   readonly createdAt: number;
   readonly activatedAt: number | null;

@@ -5,6 +5,7 @@ import type { StoredCondition, StoredPolicy } from '../../../store/alert-records
 import type { GraphContext } from '../graph-context.js';
 import { GraphError } from '../graph-errors.js';
 import { checkedWindow } from '../time-window-input.js';
+import { issueMutingState } from '../../../domain/alerts/muting-rules.js';
 
 /*
  * NerdGraph's alerting surface over the AlertService: policies and NRQL static conditions
@@ -256,7 +257,7 @@ function issueView(issue: Issue, ctx: GraphContext) {
     isCorrelated: false,
     isIdle: false,
     issueId: issue.id,
-    mutingState: 'NOT_MUTED',
+    mutingState: issueMutingState(issue),
     origins: ['Alerts'],
     policyIds: [Number(issue.policyId)],
     policyName: [issue.policyName],
@@ -311,7 +312,7 @@ export class AiIssuesAccountView {
         (f.conditionIds ? i.conditionIds.some((c) => f.conditionIds!.includes(Number(c))) : true) &&
         (f.isAcknowledged !== undefined && f.isAcknowledged !== null ? (i.acknowledgedAt !== null) === f.isAcknowledged : true) &&
         (f.isCorrelated === true ? false : true) &&
-        (f.mutingStates ? f.mutingStates.includes('NOT_MUTED') : true) &&
+        (f.mutingStates ? f.mutingStates.includes(issueMutingState(i)) : true) &&
         (f.sources ? f.sources.includes('newrelic') : true) &&
         (f.contains ? i.titles.some((t) => includesFolded(t, f.contains!)) : true),
     );
