@@ -10,6 +10,7 @@ import type { ConditionEvaluatorState, ExpectedTermination } from '../domain/ale
 import type { Rows } from '../store/append-tables.js';
 import { alertEventRows } from './alert-nrql-events.js';
 import { NotificationConfigService, Notifier } from './notifier.js';
+import { MutingRuleService } from './muting-rule-service.js';
 import type { WebhookOptions } from './webhook-sender.js';
 
 export interface AlertServiceDeps {
@@ -65,6 +66,7 @@ export class AlertService {
 
   readonly notifier: Notifier;
   readonly notifications: NotificationConfigService;
+  readonly mutingRules: MutingRuleService;
 
   private constructor(
     private readonly deps: AlertServiceDeps,
@@ -76,6 +78,7 @@ export class AlertService {
       ...(deps.origin ? { origin: deps.origin } : {}), ...(deps.log ? { log: deps.log } : {}),
     });
     this.notifications = new NotificationConfigService(this.notifier, deps.records, deps.clock);
+    this.mutingRules = new MutingRuleService(deps.records, engine, deps.clock, (work) => this.serial(work));
   }
 
   static async open(deps: AlertServiceDeps): Promise<AlertService> {
@@ -102,6 +105,7 @@ export class AlertService {
       service.createdAt.set(`cu${c.condition.id}`, c.updatedAt);
     }
     await service.notifier.load();
+    await service.mutingRules.load();
     // Notifications committed before a stop (or a kill) and not yet sent go out now, once.
     void service.notifier.dispatch().catch((error: unknown) => deps.log?.('notification dispatch failed', error));
     return service;

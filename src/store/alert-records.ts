@@ -1,6 +1,7 @@
 import type { AlertPolicy, Incident, Issue, NrqlCondition } from '../domain/alerts/alert-model.js';
 import type { ConditionEvaluatorState } from '../domain/alerts/condition-evaluator.js';
 import type { Channel, Destination, Workflow } from '../domain/alerts/notification-model.js';
+import type { MutingRule } from '../domain/alerts/muting-rules.js';
 
 /** One notification to send: decided (and its body rendered) when the issue changed. */
 export interface OutboxEntry {
@@ -81,4 +82,9 @@ export interface AlertRecords {
   markNotification(key: string, status: 'SENT' | 'FAILED', attempts: number, at: number): Promise<void>;
   /** The log: every entry with its status (tests, explainability). */
   notificationLog(accountId: number): Promise<Array<OutboxEntry & { status: string; attempts: number }>>;
+  /** Muting rules (optional per engine: without them the service refuses to create one). */
+  loadMutingRules?(): Promise<MutingRule[]>;
+  nextMutingRuleId?(): Promise<number>;
+  saveMutingRule?(rule: MutingRule): Promise<void>;
+  deleteMutingRule?(accountId: number, id: string): Promise<void>;
 }

@@ -43,11 +43,19 @@ export interface MutingRule {
   readonly actionOnMutingRuleWindowEnded: 'CLOSE_ISSUES_ON_INACTIVE' | 'DO_NOTHING';
   readonly createdAt: number;
   readonly updatedAt: number;
-  readonly createdBy: string | null;
-  readonly updatedBy: string | null;
+  readonly createdBy: MutingRuleUser | null;
+  readonly updatedBy: MutingRuleUser | null;
+}
+
+export interface MutingRuleUser {
+  readonly id: number;
+  readonly name: string;
+  readonly email: string | null;
 }
 
 const DAY_MS = 86_400_000;
+/** Occurrences a repeating schedule may be limited to. */
+export const MAX_REPEAT_COUNT = 1_000;
 const NAIVE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})$/;
 const WEEKDAYS = ['SUNDAY', 'MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY'];
 
@@ -174,7 +182,9 @@ export function checkMutingRule(rule: Pick<MutingRule, 'name' | 'condition' | 's
       errors.push({ name: 'schedule.endTime', reason: 'A repeating window lasts at most one day' });
     }
     if (s.endRepeat !== null && s.repeatCount !== null) errors.push({ name: 'schedule.repeatCount', reason: 'Give endRepeat or repeatCount, not both' });
-    if (s.repeatCount !== null && (!Number.isInteger(s.repeatCount) || s.repeatCount < 1)) errors.push({ name: 'schedule.repeatCount', reason: 'repeatCount must be a whole number of at least 1' });
+    if (s.repeatCount !== null && (!Number.isInteger(s.repeatCount) || s.repeatCount < 1 || s.repeatCount > MAX_REPEAT_COUNT)) {
+      errors.push({ name: 'schedule.repeatCount', reason: `repeatCount must be a whole number from 1 to ${MAX_REPEAT_COUNT}` });
+    }
     if (s.repeat === 'WEEKLY' && (s.weeklyRepeatDays ?? []).length === 0) errors.push({ name: 'schedule.weeklyRepeatDays', reason: 'A WEEKLY schedule needs weeklyRepeatDays' });
   } else if (s.endRepeat !== null || s.repeatCount !== null || (s.weeklyRepeatDays ?? []).length > 0) {
     errors.push({ name: 'schedule.repeat', reason: 'endRepeat, repeatCount and weeklyRepeatDays need a repeat' });
@@ -218,4 +228,36 @@ export function workflowNotifies(handling: string, state: ReturnType<typeof issu
   if (handling === 'DONT_NOTIFY_FULLY_MUTED_ISSUES') return state !== 'FULLY_MUTED';
   if (handling === 'DONT_NOTIFY_FULLY_OR_PARTIALLY_MUTED_ISSUES') return state === 'NOT_MUTED';
   return true;
+}
+
+/** NerdGraph's AlertsMutingRuleStatus at `now`. */
+export function mutingRuleStatus(rule: MutingRule, now: number): 'ACTIVE' | 'ENDED' | 'INACTIVE' | 'SCHEDULED' {
+  if (!rule.enabled) return 'INACTIVE';
+  if (mutingRuleActive(rule, now)) return 'ACTIVE';
+  const s = rule.schedule!;
+  const clock = wallClockMs(now, s.timeZone);
+  if (s.startTime !== null && clock < naiveMs(s.startTime)) return 'SCHEDULED';
+  if (s.repeat === null) return 'ENDED';
+  if (s.endRepeat !== null && clock > naiveMs(s.endRepeat)) return 'ENDED';
+  if (s.repeatCount !== null && s.startTime !== null && !hasOccurrenceLeft(rule, now)) return 'ENDED';
+  return 'SCHEDULED';
+}
+
+/** Whether a repeating schedule bounded by repeatCount still has an occurrence to come. */
+function hasOccurrenceLeft(rule: MutingRule, now: number): boolean {
+  const s = rule.schedule!;
+  const clock = wallClockMs(now, s.timeZone);
+  const start = naiveMs(s.startTime!);
+  let index = 0;
+  for (let day = start; index < (s.repeatCount ?? Infinity); day += DAY_MS) {
+    const date = new Date(day);
+    const occurs =
+      s.repeat === 'DAILY' ? true
+      : s.repeat === 'WEEKLY' ? day === start || (s.weeklyRepeatDays ?? []).includes(WEEKDAYS[date.getUTCDay()]!)
+      : date.getUTCDate() === new Date(start).getUTCDate();
+    if (!occurs) continue;
+    if (day > clock) return true;
+    index++;
+  }
+  return false;
 }

@@ -5,7 +5,8 @@ import type { StoredCondition, StoredPolicy } from '../../../store/alert-records
 import type { GraphContext } from '../graph-context.js';
 import { GraphError } from '../graph-errors.js';
 import { checkedWindow } from '../time-window-input.js';
-import { issueMutingState } from '../../../domain/alerts/muting-rules.js';
+import { issueMutingState, mutingRuleStatus, zonedIso, type MutingRule, type MutingRuleUser } from '../../../domain/alerts/muting-rules.js';
+import { MutingRuleError, type MutingRuleInput } from '../../../alerts/muting-rule-service.js';
 
 /*
  * NerdGraph's alerting surface over the AlertService: policies and NRQL static conditions
@@ -30,6 +31,35 @@ function alertsOf(ctx: GraphContext): AlertService {
 function aiopsGuid(accountId: number, type: string, id: string): string {
   return Buffer.from(`${accountId}|AIOPS|${type}|${id}`, 'utf8').toString('base64').replace(/=+$/, '');
 }
+
+/** A muting rule as NerdGraph's AlertsMutingRule; schedule times carry their zone's offset. */
+function mutingRuleView(r: MutingRule, now: number) {
+  const user = (u: MutingRuleUser | null) => (u === null ? null : { id: u.id, name: u.name, email: u.email, gravatar: null });
+  const s = r.schedule;
+  const zoned = (naive: string | null) => (naive === null || s === null ? null : zonedIso(naive, s.timeZone));
+  return {
+    accountId: r.accountId, actionOnMutingRuleWindowEnded: r.actionOnMutingRuleWindowEnded, condition: r.condition, createdAt: new Date(r.createdAt).toISOString(),
+    createdBy: r.createdBy?.id ?? null, createdByUser: user(r.createdBy), description: r.description, enabled: r.enabled, id: r.id, name: r.name,
+    schedule: s === null ? null : {
+      startTime: zoned(s.startTime), endTime: zoned(s.endTime), timeZone: s.timeZone, repeat: s.repeat, endRepeat: zoned(s.endRepeat),
+      repeatCount: s.repeatCount, weeklyRepeatDays: s.weeklyRepeatDays,
+    },
+    status: mutingRuleStatus(r, now), updatedAt: new Date(r.updatedAt).toISOString(), updatedBy: r.updatedBy?.id ?? null, updatedByUser: user(r.updatedBy),
+  };
+}
+
+/** A muting rule call: validation refusals as NerdGraph's Validation Error, a rule not held as Not Found. */
+function mutingCall<T>(work: () => T | Promise<T>): Promise<T> {
+  return Promise.resolve().then(work).catch((error: unknown) => {
+    if (error instanceof MutingRuleError) {
+      if (error.validationErrors.length > 0) throw new GraphError('BAD_USER_INPUT', 'Validation Error', { code: 'BAD_USER_INPUT', validationErrors: error.validationErrors });
+      throw new GraphError('BAD_USER_INPUT', error.message, { code: 'BAD_USER_INPUT' });
+    }
+    throw error;
+  });
+}
+
+const ruleUser = (ctx: GraphContext): MutingRuleUser => ({ id: ctx.principal.userId, name: ctx.principal.userName, email: ctx.principal.userEmail });
 
 /** Runs a service call, turning its refusals into NerdGraph's error shapes. */
 async function alertCall<T>(work: () => Promise<T>): Promise<T> {
@@ -172,6 +202,14 @@ const includesFolded = (text: string, part: string) => text.toLowerCase().includ
 /** `actor.account(id).alerts`: the account was checked by `actor.account`. */
 export class AlertsAccountView {
   constructor(private readonly accountId: number) {}
+
+  mutingRule(args: { id: string }, ctx: GraphContext) {
+    return mutingCall(() => mutingRuleView(alertsOf(ctx).mutingRules.get(this.accountId, args.id), ctx.nowMs));
+  }
+
+  mutingRules(_args: unknown, ctx: GraphContext) {
+    return alertsOf(ctx).mutingRules.list(this.accountId).map((r) => mutingRuleView(r, ctx.nowMs));
+  }
 
   policy(args: { id: string }, ctx: GraphContext) {
     const found = alertsOf(ctx).policies(this.accountId).find((p) => p.policy.id === args.id);
@@ -378,6 +416,18 @@ export const alertResolvers = {
     alertsConditionDelete: (_r: Root, args: { accountId: number; id: string }, ctx: GraphContext) => {
       ctx.requireAccount(args.accountId);
       return alertCall(async () => ({ id: (await alertsOf(ctx).deleteCondition(args.accountId, args.id)).id }));
+    },
+    alertsMutingRuleCreate: (_r: Root, args: { accountId: number; rule: MutingRuleInput }, ctx: GraphContext) => {
+      ctx.requireAccount(args.accountId);
+      return mutingCall(async () => mutingRuleView(await alertsOf(ctx).mutingRules.create(args.accountId, args.rule, ruleUser(ctx)), ctx.nowMs));
+    },
+    alertsMutingRuleUpdate: (_r: Root, args: { accountId: number; id: string; rule: MutingRuleInput }, ctx: GraphContext) => {
+      ctx.requireAccount(args.accountId);
+      return mutingCall(async () => mutingRuleView(await alertsOf(ctx).mutingRules.update(args.accountId, args.id, args.rule, ruleUser(ctx)), ctx.nowMs));
+    },
+    alertsMutingRuleDelete: (_r: Root, args: { accountId: number; id: string }, ctx: GraphContext) => {
+      ctx.requireAccount(args.accountId);
+      return mutingCall(async () => ({ id: await alertsOf(ctx).mutingRules.delete(args.accountId, args.id) }));
     },
     aiIssuesAckIssue: (_r: Root, args: { accountId: number; issueId: string }, ctx: GraphContext) => issueAction(ctx, args, 'ACK'),
     aiIssuesUnackIssue: (_r: Root, args: { accountId: number; issueId: string }, ctx: GraphContext) => issueAction(ctx, args, 'UNACK'),
