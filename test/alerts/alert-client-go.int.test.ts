@@ -86,7 +86,7 @@ test('policy and NRQL condition: create, read, search, update, delete as the pro
     policyId,
     condition: {
       description: 'p95 of {{conditionName}} is {{threshold}}', enabled: true, name: 'checkout p95',
-      nrql: { query },
+      nrql: { dataAccountId: 1, query },
       runbookUrl: 'https://runbooks.example.test/checkout',
       terms: [
         { disableEventCreation: false, disableHealthStatusReporting: false, operator: 'ABOVE', priority: 'CRITICAL', threshold: 1.5, thresholdDuration: 300, thresholdOccurrences: 'ALL' },
@@ -101,7 +101,7 @@ test('policy and NRQL condition: create, read, search, update, delete as the pro
   })).alertsNrqlConditionStaticCreate;
   const conditionId: string = created.id;
   const expected = {
-    id: conditionId, name: 'checkout p95', nrql: { evaluationOffset: null, query, dataAccountId: null }, enabled: true,
+    id: conditionId, name: 'checkout p95', nrql: { evaluationOffset: null, query, dataAccountId: 1 }, enabled: true,
     entityGuid: b64(`1|AIOPS|CONDITION|${conditionId}`), description: 'p95 of {{conditionName}} is {{threshold}}', titleTemplate: '{{conditionName}} slow on {{targetName}}', policyId,
     runbookUrl: 'https://runbooks.example.test/checkout', targetEntity: b64('1|APM|APPLICATION|42'),
     terms: [
@@ -145,6 +145,16 @@ test('policy and NRQL condition: create, read, search, update, delete as the pro
     expiration: { closeViolationsOnExpiration: false, expirationDuration: null, openViolationOnExpiration: false, ignoreOnExpectedTermination: false },
     signal: { aggregationWindow: 60, evaluationOffset: null, evaluationDelay: null, fillOption: 'NONE', fillValue: null, aggregationMethod: 'EVENT_TIMER', aggregationDelay: null, aggregationTimer: 30, slideBy: null },
   });
+
+  // A condition reads its own account: another dataAccountId is refused, and nothing changes.
+  const elsewhere = await httpRequest(ts, {
+    headers: { 'Api-Key': TEST_API_KEY, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ query: document('nrql-condition-static-update'), variables: { accountId: 1, id: conditionId, condition: { enabled: true, nrql: { dataAccountId: 2, evaluationOffset: null, query }, runbookUrl: '' } } }),
+  });
+  assert.deepEqual(elsewhere.json().errors.map((e: { message: string; extensions: unknown }) => [e.message, e.extensions]), [['Validation Error', {
+    errorClass: 'BAD_USER_INPUT', code: 'BAD_USER_INPUT', validationErrors: [{ name: 'nrql.dataAccountId', reason: 'A condition reads the data of its own account (1), not of account 2' }],
+  }]]);
+  assert.equal((await terraform('nrql-condition-get', { accountId: 1, id: conditionId })).actor.account.alerts.nrqlCondition.name, 'checkout p95 (timer)');
 
   assert.deepEqual(await terraform('condition-delete', { accountId: 1, id: conditionId }), { alertsConditionDelete: { id: conditionId } });
   assert.deepEqual(

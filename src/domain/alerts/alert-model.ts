@@ -90,6 +90,8 @@ export interface NrqlCondition {
   readonly runbookUrl: string | null;
   /** Handlebars over the incident's variables, rendered into incident and issue titles (docs/alerts.md). */
   readonly titleTemplate?: string | null;
+  /** The account whose data the query reads, when a client named it: always the condition's own. */
+  readonly dataAccountId?: number | null;
   /** The entity GUID a client pinned the condition to; stored and shown. */
   readonly targetEntity?: string | null;
   readonly terms: readonly ConditionTerm[];

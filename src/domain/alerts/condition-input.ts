@@ -21,6 +21,7 @@ export interface NrqlConditionInput {
   readonly runbookUrl?: string | null;
   readonly titleTemplate?: string | null;
   readonly targetEntity?: string | null;
+  readonly dataAccountId?: number | null;
   readonly terms?: ReadonlyArray<{
     readonly priority: TermPriority;
     readonly operator: TermOperator;
@@ -136,6 +137,9 @@ export function buildNrqlCondition(
     }
   }
   errors.push(...checkIncidentTemplates(input));
+  if (input.dataAccountId != null && input.dataAccountId !== ids.accountId) {
+    errors.push({ name: 'nrql.dataAccountId', reason: `A condition reads the data of its own account (${ids.accountId}), not of account ${input.dataAccountId}` });
+  }
   if (errors.length > 0) return { condition: null, errors };
   return {
     condition: {
@@ -150,6 +154,7 @@ export function buildNrqlCondition(
       runbookUrl: input.runbookUrl ?? null,
       titleTemplate: input.titleTemplate ?? null,
       targetEntity: input.targetEntity ?? null,
+      dataAccountId: input.dataAccountId ?? null,
       terms,
       signal,
       expiration,

@@ -100,7 +100,7 @@ function conditionView(stored: StoredCondition) {
     titleTemplate: c.titleTemplate ?? null,
     entityGuid: aiopsGuid(c.accountId, 'CONDITION', c.id),
     targetEntity: c.targetEntity ?? null,
-    nrql: { query: c.query, dataAccountId: null, evaluationOffset: null },
+    nrql: { query: c.query, dataAccountId: c.dataAccountId ?? null, evaluationOffset: null },
     signal: { ...c.signal, evaluationOffset: null },
     expiration: c.expiration,
     terms: c.terms.map((t) => ({ ...t, disableEventCreation: t.disableEventCreation ?? false, prediction: null })),
@@ -125,7 +125,7 @@ interface TermInput {
 interface ConditionGraphInput {
   name?: string | null;
   enabled?: boolean | null;
-  nrql?: { query?: string | null } | null;
+  nrql?: { query?: string | null; dataAccountId?: number | null } | null;
   description?: string | null;
   runbookUrl?: string | null;
   titleTemplate?: string | null;
@@ -152,6 +152,7 @@ function createInput(input: ConditionGraphInput): NrqlConditionInput {
     runbookUrl: input.runbookUrl ?? null,
     titleTemplate: input.titleTemplate ?? null,
     targetEntity: input.targetEntity ?? null,
+    dataAccountId: input.nrql?.dataAccountId ?? null,
     terms: input.terms ?? [],
     signal: (input.signal ?? null) as NrqlConditionInput['signal'],
     expiration: (input.expiration ?? null) as NrqlConditionInput['expiration'],
@@ -176,6 +177,7 @@ function mergedInput(current: NrqlCondition, input: ConditionGraphInput): NrqlCo
     runbookUrl: has('runbookUrl') ? (input.runbookUrl ?? null) : current.runbookUrl,
     titleTemplate: has('titleTemplate') ? (input.titleTemplate ?? null) : (current.titleTemplate ?? null),
     targetEntity: has('targetEntity') ? (input.targetEntity ?? null) : (current.targetEntity ?? null),
+    dataAccountId: input.nrql != null && Object.prototype.hasOwnProperty.call(input.nrql, 'dataAccountId') ? (input.nrql.dataAccountId ?? null) : (current.dataAccountId ?? null),
     terms: input.terms ?? current.terms,
     signal: (has('signal') ? overlay(current.signal, input.signal) : current.signal) as NrqlConditionInput['signal'],
     expiration: (has('expiration') ? overlay(current.expiration, input.expiration) : current.expiration) as NrqlConditionInput['expiration'],
