@@ -51,7 +51,7 @@ export interface ConditionScript {
     readonly resolve?: number;
   }>;
   /** Muting rules of the account (id, name, enabled, condition, schedule; the rest defaults). */
-  readonly mutingRules?: ReadonlyArray<Pick<MutingRule, 'id' | 'enabled' | 'condition' | 'schedule'>>;
+  readonly mutingRules?: ReadonlyArray<Pick<MutingRule, 'id' | 'enabled' | 'condition' | 'schedule'> & Partial<Pick<MutingRule, 'actionOnMutingRuleWindowEnded'>>>;
   /** Entities whose agents shut down (an expected termination) from the given time on. */
   readonly terminations?: ReadonlyArray<{ readonly at: string; readonly entity: string }>;
   readonly expect: {
@@ -119,7 +119,7 @@ export function runConditionScript(script: ConditionScript, onStep?: (engine: Al
   const policy: AlertPolicy = { id: 'p1', accountId: 1, name: script.policy.name, incidentPreference: script.policy.incidentPreference };
   engine.setPolicy(policy);
   engine.setMutingRules((script.mutingRules ?? []).map((r) => ({
-    ...r, accountId: 1, name: r.id, description: '', actionOnMutingRuleWindowEnded: 'DO_NOTHING', createdAt: 0, updatedAt: 0, createdBy: null, updatedBy: null,
+    accountId: 1, name: r.id, description: '', actionOnMutingRuleWindowEnded: 'DO_NOTHING', createdAt: 0, updatedAt: 0, createdBy: null, updatedBy: null, ...r,
   })));
   const inputs = new Map<string, NrqlConditionInput>();
   const events: AlertEvent[] = [];

@@ -1,7 +1,7 @@
 import type { AlertPolicy, CloseCause, EntityAlertSeverity, Incident, IssueEvent, NrqlCondition } from './alert-model.js';
 import { ConditionEvaluator, emptyEvaluatorState, ENTITY_ATTRIBUTES, type ConditionEvaluatorState, type EvaluatorEvent, type ExpectedTermination, type WindowObservation } from './condition-evaluator.js';
 import { annotateIncident } from './incident-annotations.js';
-import { mutingAttributes, mutingRuleFor, type MutingRule } from './muting-rules.js';
+import { mutingAttributes, mutingRuleActive, mutingRuleFor, type MutingRule } from './muting-rules.js';
 import { DEFAULT_ISSUE_TTL_MS, emptyIssueTrackerState, IssueTracker, type IssueTrackerState } from './issue-tracker.js';
 
 export type AlertEvent =
@@ -125,6 +125,7 @@ export class AlertEngine {
       if (evaluator.current.enabled) out.push(...this.apply(evaluator.tick(now, endedExpectedly), now));
     }
     for (const issueId of this.tracker.expired(now)) out.push(...this.closeIssue(issueId, 'CLOSE_TTL', 'CLOSE_TTL', null, now));
+    for (const issueId of this.mutedIssuesToClose(now)) out.push(...this.closeIssue(issueId, 'CLOSE_INACTIVE', 'MUTING_RULE_ENDED', null, now));
     return out;
   }
 
@@ -178,7 +179,26 @@ export class AlertEngine {
     return severity;
   }
 
-  private closeIssue(issueId: string, trigger: 'USER_ACTION' | 'CLOSE_TTL', cause: CloseCause, user: string | null, now: number): AlertEvent[] {
+  /**
+   * Open issues whose open incidents were all muted by rules that close issues when they become inactive
+   * (`CLOSE_ISSUES_ON_INACTIVE`) and that are now inactive: disabled or outside their window. A rule
+   * deleted since muting leaves its issues open.
+   */
+  private mutedIssuesToClose(now: number): string[] {
+    const out: string[] = [];
+    for (const issueId of Object.values(this.state.issues.openByKey)) {
+      const issue = this.state.issues.issues[issueId]!;
+      if (issue.openIncidentIds.length === 0) continue;
+      const rules = issue.openIncidentIds.map((id) => {
+        const ruleId = this.state.incidents[id]?.mutingRuleId;
+        return ruleId == null ? undefined : this.mutingRules.find((r) => r.id === ruleId);
+      });
+      if (rules.every((r) => r !== undefined && r.actionOnMutingRuleWindowEnded === 'CLOSE_ISSUES_ON_INACTIVE' && !mutingRuleActive(r, now))) out.push(issueId);
+    }
+    return out;
+  }
+
+  private closeIssue(issueId: string, trigger: 'USER_ACTION' | 'CLOSE_TTL' | 'CLOSE_INACTIVE', cause: CloseCause, user: string | null, now: number): AlertEvent[] {
     const out: AlertEvent[] = [];
     const issue = this.state.issues.issues[issueId]!;
     out.push({ kind: 'issue', event: this.tracker.closeIssue(issueId, now, trigger, user, { openIncidentIds: [] }) });

@@ -23,7 +23,8 @@ export type CloseCause =
   | 'CONDITION_DISABLED'
   | 'POLICY_DELETED'
   | 'USER'
-  | 'CLOSE_TTL';
+  | 'CLOSE_TTL'
+  | 'MUTING_RULE_ENDED';
 export type IssueTrigger =
   | 'STATE_CHANGE'
   | 'INCIDENT_ADDED'
