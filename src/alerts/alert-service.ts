@@ -237,6 +237,10 @@ export class AlertService {
     return this.userAction(accountId, issueId, (now) => this.engine.acknowledge(issueId, user, now));
   }
 
+  markAsInvestigating(accountId: number, issueId: string): Promise<boolean> {
+    return this.userAction(accountId, issueId, (now) => this.engine.markAsInvestigating(issueId, now));
+  }
+
   unacknowledge(accountId: number, issueId: string): Promise<boolean> {
     return this.userAction(accountId, issueId, (now) => this.engine.unacknowledge(issueId, now));
   }

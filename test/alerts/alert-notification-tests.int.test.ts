@@ -2,14 +2,16 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { CUSTOM_EVENTS, Rows } from '../../src/store/append-tables.js';
 import { graphData } from '../helpers/graph-client.js';
-import { ManualClock } from '../helpers/rest-fixture.js';
+import { connectApp, ManualClock } from '../helpers/rest-fixture.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 // aiNotificationsTestDestination(ById) and aiNotificationsTestChannel(ById) send one real test
 // webhook to a receiver on 127.0.0.1: the default body or the channel's template over a sample
 // issue, the destination's auth, SUCCESS on 2xx and FAIL with the reason otherwise, nothing saved,
-// each attempt an NrAiNotification with operation Test.
+// each attempt an NrAiNotification with operation Test. Then aiIssuesMarkAsInvestigating: only
+// destinations that asked for INVESTIGATING hear of it.
 
 const T0 = Date.parse('2026-11-20T12:00:00Z');
 const clock = new ManualClock(T0);
@@ -100,4 +102,36 @@ test('test notifications reach the receiver once, report SUCCESS or FAIL, and sa
     rows.actor.account.nrql.results.map((r: { facet: string[]; count: number }) => [...r.facet, r.count]).sort(),
     [['Failed', 'EMAIL', 1], ['Failed', 'WEBHOOK', 1], ['Sent', 'WEBHOOK', 3]],
   );
+});
+
+test('aiIssuesMarkAsInvestigating notifies the destinations whose triggers name INVESTIGATING, once', async () => {
+  const appId = (await connectApp(ts, 'checkout-web')).appId;
+  const policyId = (await graphData(ts, 'mutation { alertsPolicyCreate(accountId: 1, policy: {name: "probes", incidentPreference: PER_CONDITION}) { id } }')).alertsPolicyCreate.id;
+  await graphData(ts, 'mutation($p: ID!, $c: AlertsNrqlConditionStaticInput!) { alertsNrqlConditionStaticCreate(accountId: 1, policyId: $p, condition: $c) { id } }', {
+    p: policyId,
+    c: {
+      name: 'probe value', enabled: true, nrql: { query: 'SELECT average(value) FROM Probe FACET appName' },
+      terms: [{ operator: 'ABOVE', priority: 'CRITICAL', threshold: 2, thresholdDuration: 120, thresholdOccurrences: 'ALL' }],
+      signal: { aggregationWindow: 60, aggregationMethod: 'EVENT_FLOW', aggregationDelay: 0 },
+    },
+  });
+  const destinationId = (await graphData(ts, `mutation { aiNotificationsCreateDestination(accountId: 1, destination: {name: "investigations", type: WEBHOOK, properties: [{key: "url", value: "${url}/ok"}]}) { destination { id } } }`)).aiNotificationsCreateDestination.destination.id;
+  const channelId = (await graphData(ts, `mutation { aiNotificationsCreateChannel(accountId: 1, channel: {name: "investigations", type: WEBHOOK, product: IINT, destinationId: "${destinationId}", properties: [{key: "payload", value: "{\\"state\\": {{ json state }}, \\"trigger\\": {{ json triggerEvent }}}"}]}) { channel { id } } }`)).aiNotificationsCreateChannel.channel.id;
+  await graphData(ts, `mutation { aiWorkflowsCreateWorkflow(accountId: 1, createWorkflowData: {name: "investigations", mutingRulesHandling: NOTIFY_ALL_ISSUES, destinationConfigurations: [{channelId: "${channelId}", notificationTriggers: [INVESTIGATING]}]}) { workflow { id } } }`);
+
+  const rows = new Rows(CUSTOM_EVENTS);
+  for (const [minute, value] of [[0, 1], [1, 3], [2, 3], [3, 3]] as const) rows.push(1, appId, 0, 0, T0 + minute * 60_000 + 5_000, 'Probe', JSON.stringify({ value }));
+  await ts.server.writer.write([rows]);
+  const before = received.length;
+  clock.ms = T0 + 4 * 60_000;
+  await ts.server.alerts.evaluateOnce();
+  await ts.server.alerts.flushNotifications();
+  const issueId = (await graphData(ts, '{ actor { account(id: 1) { aiIssues { issues { issues { issueId } } } } } }')).actor.account.aiIssues.issues.issues[0].issueId;
+  await graphData(ts, `mutation { aiIssuesAckIssue(accountId: 1, issueId: "${issueId}") { error } }`);
+  const marked = await graphData(ts, `mutation { aiIssuesMarkAsInvestigating(accountId: 1, issueId: "${issueId}") { error result { accountId action issueId } } }`);
+  assert.deepEqual(marked, { aiIssuesMarkAsInvestigating: { error: null, result: { accountId: 1, action: 'MARK_AS_INVESTIGATING', issueId } } });
+  await ts.server.alerts.flushNotifications();
+  assert.deepEqual(received.slice(before).map((r) => [r.path, r.body]), [['/ok', '{"state": "ACTIVATED", "trigger": "USER_ACTION"}']], 'activation and ack are not its triggers');
+  const state = await graphData(ts, `{ actor { account(id: 1) { aiIssues { issues(filter: {ids: ["${issueId}"]}) { issues { state } } } } } }`);
+  assert.deepEqual(state.actor.account.aiIssues.issues.issues, [{ state: 'ACTIVATED' }]);
 });

@@ -134,6 +134,11 @@ export class AlertEngine {
     return event === null ? [] : [{ kind: 'issue', event }];
   }
 
+  markAsInvestigating(issueId: string, now: number): AlertEvent[] {
+    const event = this.tracker.markAsInvestigating(issueId, now);
+    return event === null ? [] : [{ kind: 'issue', event }];
+  }
+
   unacknowledge(issueId: string, now: number): AlertEvent[] {
     const event = this.tracker.unacknowledge(issueId, now);
     return event === null ? [] : [{ kind: 'issue', event }];

@@ -182,7 +182,7 @@ export interface IssueEvent {
   readonly priority: IssuePriority;
   readonly updatedAt: number;
   /** Set on USER_ACTION events: what the user did. */
-  readonly action?: 'ACK' | 'UNACK' | 'RESOLVE';
+  readonly action?: 'ACK' | 'UNACK' | 'RESOLVE' | 'MARK_AS_INVESTIGATING';
 }
 
 export const PRIORITY_RANK: Readonly<Record<IssuePriority, number>> = { LOW: 0, MEDIUM: 1, HIGH: 2, CRITICAL: 3 };

@@ -138,6 +138,14 @@ export class IssueTracker {
     return { ...eventOf(unacked, 'USER_ACTION'), action: 'UNACK' };
   }
 
+  /** A user marks the issue as being investigated: its state stays; workflows with INVESTIGATING hear of it. */
+  markAsInvestigating(issueId: string, now: number): IssueEvent | null {
+    const issue = this.state.issues[issueId];
+    if (issue === undefined || issue.state === 'CLOSED') return null;
+    const marked = this.update(issueId, { updatedAt: now, lastTrigger: 'USER_ACTION' });
+    return { ...eventOf(marked, 'USER_ACTION'), action: 'MARK_AS_INVESTIGATING' };
+  }
+
   /** Closes the issue (user resolve or TTL); the caller closes its open incidents. */
   closeIssue(issueId: string, now: number, trigger: IssueTrigger, closedBy: string | null, extra: Partial<Issue> = {}): IssueEvent {
     const issue = this.state.issues[issueId]!;

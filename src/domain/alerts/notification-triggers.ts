@@ -19,7 +19,7 @@ export function notificationTriggerOf(event: IssueEvent): NotificationTrigger | 
     case 'PRIORITY_CHANGED':
       return 'PRIORITY_CHANGED';
     case 'USER_ACTION':
-      return event.action === 'ACK' ? 'ACKNOWLEDGED' : 'OTHER_UPDATES';
+      return event.action === 'ACK' ? 'ACKNOWLEDGED' : event.action === 'MARK_AS_INVESTIGATING' ? 'INVESTIGATING' : 'OTHER_UPDATES';
     case 'INCIDENT_ADDED':
     case 'INCIDENT_CLOSED':
       return 'OTHER_UPDATES';

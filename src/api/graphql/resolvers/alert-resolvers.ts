@@ -376,13 +376,14 @@ export class AiIssuesAccountView {
 
 type Root = unknown;
 
-async function issueAction(ctx: GraphContext, args: { accountId: number; issueId: string }, action: 'ACK' | 'UNACK' | 'RESOLVE') {
+async function issueAction(ctx: GraphContext, args: { accountId: number; issueId: string }, action: 'ACK' | 'UNACK' | 'RESOLVE' | 'MARK_AS_INVESTIGATING') {
   if (!ctx.canRead(args.accountId)) return { error: `Access denied: this API key cannot reach account ${args.accountId}`, result: null };
   const alerts = alertsOf(ctx);
   const user = ctx.principal.userName;
   const done =
     action === 'ACK' ? await alerts.acknowledge(args.accountId, args.issueId, user)
     : action === 'UNACK' ? await alerts.unacknowledge(args.accountId, args.issueId)
+    : action === 'MARK_AS_INVESTIGATING' ? await alerts.markAsInvestigating(args.accountId, args.issueId)
     : await alerts.resolve(args.accountId, args.issueId, user);
   if (!done) return { error: `Issue ${args.issueId} Not Found in account ${args.accountId}, or it is closed`, result: null };
   return { error: null, result: { accountId: args.accountId, action, issueId: args.issueId } };
@@ -433,6 +434,7 @@ export const alertResolvers = {
     },
     aiIssuesAckIssue: (_r: Root, args: { accountId: number; issueId: string }, ctx: GraphContext) => issueAction(ctx, args, 'ACK'),
     aiIssuesUnackIssue: (_r: Root, args: { accountId: number; issueId: string }, ctx: GraphContext) => issueAction(ctx, args, 'UNACK'),
+    aiIssuesMarkAsInvestigating: (_r: Root, args: { accountId: number; issueId: string }, ctx: GraphContext) => issueAction(ctx, args, 'MARK_AS_INVESTIGATING'),
     aiIssuesResolveIssue: (_r: Root, args: { accountId: number; issueId: string }, ctx: GraphContext) => issueAction(ctx, args, 'RESOLVE'),
     aiIssuesCloseIncident: async (_r: Root, args: { accountId: number; incidentId: string }, ctx: GraphContext) => {
       const answer = (error: string | null) => ({ accountId: args.accountId, incidentId: args.incidentId, error });
