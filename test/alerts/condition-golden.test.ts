@@ -18,7 +18,11 @@ for (const file of readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
       outcome.issues.map((issue, i) => {
         const expected = script.expect.issues[i];
         if (expected?.incidents !== undefined) return issue;
-        return { state: issue.state, priority: issue.priority, totalIncidents: issue.totalIncidents, ...(expected?.mutingState !== undefined ? { mutingState: issue.mutingState } : {}) };
+        return {
+          state: issue.state, priority: issue.priority, totalIncidents: issue.totalIncidents,
+          ...(expected?.mutingState !== undefined ? { mutingState: issue.mutingState } : {}),
+          ...(expected?.activatedAt !== undefined ? { activatedAt: issue.activatedAt } : {}),
+        };
       }),
       script.expect.issues,
       'issues',

@@ -52,11 +52,13 @@ export interface ConditionScript {
   }>;
   /** Muting rules of the account (id, name, enabled, condition, schedule; the rest defaults). */
   readonly mutingRules?: ReadonlyArray<Pick<MutingRule, 'id' | 'enabled' | 'condition' | 'schedule'> & Partial<Pick<MutingRule, 'actionOnMutingRuleWindowEnded'>>>;
+  /** The account's issue settings: grace period by priority and issue TTL, seconds. */
+  readonly issueSettings?: { readonly gracePeriod: Readonly<Record<'CRITICAL' | 'HIGH' | 'MEDIUM' | 'LOW', number>>; readonly issueTtl: number };
   /** Entities whose agents shut down (an expected termination) from the given time on. */
   readonly terminations?: ReadonlyArray<{ readonly at: string; readonly entity: string }>;
   readonly expect: {
     readonly incidents: readonly ExpectedIncident[];
-    readonly issues: ReadonlyArray<{ readonly state: string; readonly priority: string; readonly totalIncidents: number; readonly incidents?: readonly number[]; readonly mutingState?: string }>;
+    readonly issues: ReadonlyArray<{ readonly state: string; readonly priority: string; readonly totalIncidents: number; readonly incidents?: readonly number[]; readonly mutingState?: string; readonly activatedAt?: string | null }>;
     readonly notifications: ReadonlyArray<readonly [string, string]>;
     readonly alertSeverity?: ReadonlyArray<{ readonly at: string; readonly entity: string; readonly severity: EntityAlertSeverity }>;
   };
@@ -94,7 +96,7 @@ export function formatOffset(ms: number): string {
 
 export interface ScriptOutcome {
   readonly incidents: ExpectedIncident[];
-  readonly issues: Array<{ state: string; priority: string; totalIncidents: number; incidents: number[]; mutingState?: string }>;
+  readonly issues: Array<{ state: string; priority: string; totalIncidents: number; incidents: number[]; mutingState?: string; activatedAt?: string | null }>;
   readonly notifications: Array<[string, string]>;
   readonly alertSeverity: Array<{ at: string; entity: string; severity: EntityAlertSeverity }>;
   readonly events: AlertEvent[];
@@ -118,6 +120,10 @@ export function runConditionScript(script: ConditionScript, onStep?: (engine: Al
   const engine = new AlertEngine(emptyAlertEngineState(), { newId: () => `id-${nextId++}` });
   const policy: AlertPolicy = { id: 'p1', accountId: 1, name: script.policy.name, incidentPreference: script.policy.incidentPreference };
   engine.setPolicy(policy);
+  if (script.issueSettings) {
+    const g = script.issueSettings.gracePeriod;
+    engine.setIssueSettings(1, { gracePeriodMs: { CRITICAL: g.CRITICAL * 1000, HIGH: g.HIGH * 1000, MEDIUM: g.MEDIUM * 1000, LOW: g.LOW * 1000 }, issueTtlMs: script.issueSettings.issueTtl * 1000 });
+  }
   engine.setMutingRules((script.mutingRules ?? []).map((r) => ({
     accountId: 1, name: r.id, description: '', actionOnMutingRuleWindowEnded: 'DO_NOTHING', createdAt: 0, updatedAt: 0, createdBy: null, updatedBy: null, ...r,
   })));
@@ -232,6 +238,7 @@ export function runConditionScript(script: ConditionScript, onStep?: (engine: Al
     totalIncidents: issue.incidentIds.length,
     incidents: issue.incidentIds.map((id) => rawIncidents.findIndex((i) => i.id === id)),
     ...(script.mutingRules ? { mutingState: issueMutingState(issue) } : {}),
+    ...(script.issueSettings ? { activatedAt: rel(issue.activatedAt) } : {}),
   }));
   const notifications: Array<[string, string]> = [];
   for (const e of events) {

@@ -2,7 +2,7 @@ import type { AlertPolicy, CloseCause, EntityAlertSeverity, Incident, IssueEvent
 import { ConditionEvaluator, emptyEvaluatorState, ENTITY_ATTRIBUTES, type ConditionEvaluatorState, type EvaluatorEvent, type ExpectedTermination, type WindowObservation } from './condition-evaluator.js';
 import { annotateIncident } from './incident-annotations.js';
 import { mutingAttributes, mutingRuleActive, mutingRuleFor, type MutingRule } from './muting-rules.js';
-import { DEFAULT_ISSUE_TTL_MS, emptyIssueTrackerState, IssueTracker, type IssueTrackerState } from './issue-tracker.js';
+import { DEFAULT_ISSUE_TTL_MS, emptyIssueTrackerState, IssueTracker, type IssueSettings, type IssueTrackerState } from './issue-tracker.js';
 
 export type AlertEvent =
   | { readonly kind: 'incidentOpened'; readonly incident: Incident }
@@ -73,6 +73,11 @@ export class AlertEngine {
     return [...this.conditions.keys()];
   }
 
+  /** An account's grace periods and issue TTL. */
+  setIssueSettings(accountId: number, settings: IssueSettings): void {
+    this.tracker.setSettings(accountId, settings);
+  }
+
   /** The muting rules of every account; an incident opening while one matches is muted. */
   setMutingRules(rules: readonly MutingRule[]): void {
     this.mutingRules = rules;
@@ -124,6 +129,7 @@ export class AlertEngine {
     for (const evaluator of this.conditions.values()) {
       if (evaluator.current.enabled) out.push(...this.apply(evaluator.tick(now, endedExpectedly), now));
     }
+    for (const event of this.tracker.activateDue(now)) out.push({ kind: 'issue', event });
     for (const issueId of this.tracker.expired(now)) out.push(...this.closeIssue(issueId, 'CLOSE_TTL', 'CLOSE_TTL', null, now));
     for (const issueId of this.mutedIssuesToClose(now)) out.push(...this.closeIssue(issueId, 'CLOSE_INACTIVE', 'MUTING_RULE_ENDED', null, now));
     return out;

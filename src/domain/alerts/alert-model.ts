@@ -183,6 +183,8 @@ export interface IssueEvent {
   readonly updatedAt: number;
   /** Set on USER_ACTION events: what the user did. */
   readonly action?: 'ACK' | 'UNACK' | 'RESOLVE' | 'MARK_AS_INVESTIGATING';
+  /** Set when an issue closes that never left CREATED (all its incidents closed within the grace period). */
+  readonly neverActivated?: true;
 }
 
 export const PRIORITY_RANK: Readonly<Record<IssuePriority, number>> = { LOW: 0, MEDIUM: 1, HIGH: 2, CRITICAL: 3 };
