@@ -11,6 +11,7 @@ import type { Rows } from '../store/append-tables.js';
 import { alertEventRows } from './alert-nrql-events.js';
 import { NotificationConfigService, Notifier } from './notifier.js';
 import { MutingRuleService } from './muting-rule-service.js';
+import { IssueSettingsService } from './issue-settings-service.js';
 import type { WebhookOptions } from './webhook-sender.js';
 
 export interface AlertServiceDeps {
@@ -67,6 +68,7 @@ export class AlertService {
   readonly notifier: Notifier;
   readonly notifications: NotificationConfigService;
   readonly mutingRules: MutingRuleService;
+  readonly issueSettings: IssueSettingsService;
 
   private constructor(
     private readonly deps: AlertServiceDeps,
@@ -79,6 +81,7 @@ export class AlertService {
     });
     this.notifications = new NotificationConfigService(this.notifier, deps.records, deps.clock);
     this.mutingRules = new MutingRuleService(deps.records, engine, deps.clock, (work) => this.serial(work));
+    this.issueSettings = new IssueSettingsService(deps.records, engine, (work) => this.serial(work));
   }
 
   static async open(deps: AlertServiceDeps): Promise<AlertService> {
@@ -106,6 +109,7 @@ export class AlertService {
     }
     await service.notifier.load();
     await service.mutingRules.load();
+    await service.issueSettings.load();
     // Notifications committed before a stop (or a kill) and not yet sent go out now, once.
     void service.notifier.dispatch().catch((error: unknown) => deps.log?.('notification dispatch failed', error));
     return service;

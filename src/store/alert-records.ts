@@ -2,6 +2,7 @@ import type { AlertPolicy, Incident, Issue, NrqlCondition } from '../domain/aler
 import type { ConditionEvaluatorState } from '../domain/alerts/condition-evaluator.js';
 import type { Channel, Destination, Workflow } from '../domain/alerts/notification-model.js';
 import type { MutingRule } from '../domain/alerts/muting-rules.js';
+import type { IssueSettings } from '../domain/alerts/issue-tracker.js';
 
 /** One notification to send: decided (and its body rendered) when the issue changed. */
 export interface OutboxEntry {
@@ -87,4 +88,7 @@ export interface AlertRecords {
   nextMutingRuleId?(): Promise<number>;
   saveMutingRule?(rule: MutingRule): Promise<void>;
   deleteMutingRule?(accountId: number, id: string): Promise<void>;
+  /** Accounts' issue settings (grace periods, TTL); optional per engine like muting rules. */
+  loadIssueSettings?(): Promise<Array<{ accountId: number; settings: IssueSettings }>>;
+  saveIssueSettings?(accountId: number, settings: IssueSettings): Promise<void>;
 }

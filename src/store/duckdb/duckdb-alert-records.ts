@@ -3,6 +3,7 @@ import type { AlertPolicy, Incident, Issue, NrqlCondition } from '../../domain/a
 import type { ConditionEvaluatorState } from '../../domain/alerts/condition-evaluator.js';
 import type { Channel, Destination, Workflow } from '../../domain/alerts/notification-model.js';
 import type { MutingRule } from '../../domain/alerts/muting-rules.js';
+import type { IssueSettings } from '../../domain/alerts/issue-tracker.js';
 import type { AlertRecords, AlertSnapshot, AlertStateChange, NotificationConfig, OutboxEntry, StoredCondition, StoredPolicy } from '../alert-records.js';
 
 const NOTIFICATION_TABLES = { destination: 'alert_destinations', channel: 'alert_channels', workflow: 'alert_workflows' } as const;
@@ -52,6 +53,18 @@ export class DuckDbAlertRecords implements AlertRecords {
   deleteMutingRule(accountId: number, id: string): Promise<void> {
     return this.transaction(async (c) => {
       await c.run('DELETE FROM alert_muting_rules WHERE account_id = $1 AND id = $2', [accountId, Number(id)]);
+    });
+  }
+
+  async loadIssueSettings(): Promise<Array<{ accountId: number; settings: IssueSettings }>> {
+    const rows = await this.db.all<{ account_id: number; body: string }>('SELECT account_id, body FROM alert_issue_settings ORDER BY account_id');
+    return rows.map((r) => ({ accountId: Number(r.account_id), settings: JSON.parse(r.body) as IssueSettings }));
+  }
+
+  saveIssueSettings(accountId: number, settings: IssueSettings): Promise<void> {
+    return this.transaction(async (c) => {
+      await c.run('DELETE FROM alert_issue_settings WHERE account_id = $1', [accountId]);
+      await c.run('INSERT INTO alert_issue_settings VALUES ($1, $2)', [accountId, JSON.stringify(settings)]);
     });
   }
 

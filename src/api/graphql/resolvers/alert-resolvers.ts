@@ -7,6 +7,8 @@ import { GraphError } from '../graph-errors.js';
 import { checkedWindow } from '../time-window-input.js';
 import { issueMutingState, mutingRuleStatus, zonedIso, type MutingRule, type MutingRuleUser } from '../../../domain/alerts/muting-rules.js';
 import { MutingRuleError, type MutingRuleInput } from '../../../alerts/muting-rule-service.js';
+import { IssueSettingsError, type IssueSettingsService } from '../../../alerts/issue-settings-service.js';
+import type { IssueSettings } from '../../../domain/alerts/issue-tracker.js';
 
 /*
  * NerdGraph's alerting surface over the AlertService: policies and NRQL static conditions
@@ -340,6 +342,10 @@ function incidentView(incident: Incident, ctx: GraphContext) {
 export class AiIssuesAccountView {
   constructor(private readonly accountId: number) {}
 
+  configByEnvironment(_args: unknown, ctx: GraphContext) {
+    return { config: issueConfigView(alertsOf(ctx).issueSettings.get(this.accountId)) };
+  }
+
   async issues(args: { cursor?: string | null; filter?: IssueFilter | null; timeWindow?: { startTime: number; endTime: number } | null }, ctx: GraphContext) {
     const { start, end } = windowOf(ctx, args.timeWindow);
     const f = args.filter ?? {};
@@ -375,6 +381,25 @@ export class AiIssuesAccountView {
 }
 
 type Root = unknown;
+
+/** AiIssuesEnvironmentConfiguration: what Timeslice keeps (grace periods, TTL); the rest null. */
+function issueConfigView(s: IssueSettings) {
+  return {
+    flappingInterval: null, inactivePeriod: null, incidentTimeout: null, maxIssueSize: null,
+    gracePeriod: (['CRITICAL', 'HIGH', 'MEDIUM', 'LOW'] as const).map((priority) => ({ priority, period: s.gracePeriodMs[priority] / 1000 })),
+    issueTtl: s.issueTtlMs / 1000,
+  };
+}
+
+async function issueConfigChange(ctx: GraphContext, accountId: number, change: (service: IssueSettingsService) => Promise<IssueSettings>) {
+  if (!ctx.canRead(accountId)) return { config: null, error: `Access denied: this API key cannot reach account ${accountId}` };
+  try {
+    return { config: issueConfigView(await change(alertsOf(ctx).issueSettings)), error: null };
+  } catch (error) {
+    if (error instanceof IssueSettingsError) return { config: null, error: error.message };
+    throw error;
+  }
+}
 
 async function issueAction(ctx: GraphContext, args: { accountId: number; issueId: string }, action: 'ACK' | 'UNACK' | 'RESOLVE' | 'MARK_AS_INVESTIGATING') {
   if (!ctx.canRead(args.accountId)) return { error: `Access denied: this API key cannot reach account ${args.accountId}`, result: null };
@@ -433,6 +458,10 @@ export const alertResolvers = {
       return mutingCall(async () => ({ id: await alertsOf(ctx).mutingRules.delete(args.accountId, args.id) }));
     },
     aiIssuesAckIssue: (_r: Root, args: { accountId: number; issueId: string }, ctx: GraphContext) => issueAction(ctx, args, 'ACK'),
+    aiIssuesUpdateGracePeriod: (_r: Root, args: { accountId: number; gracePeriod: { critical: number; high: number; medium: number; low: number } }, ctx: GraphContext) =>
+      issueConfigChange(ctx, args.accountId, (s) => s.updateGracePeriod(args.accountId, { CRITICAL: args.gracePeriod.critical, HIGH: args.gracePeriod.high, MEDIUM: args.gracePeriod.medium, LOW: args.gracePeriod.low })),
+    aiIssuesUpdateIssueTtl: (_r: Root, args: { accountId: number; issueTtl: number }, ctx: GraphContext) =>
+      issueConfigChange(ctx, args.accountId, (s) => s.updateIssueTtl(args.accountId, args.issueTtl)),
     aiIssuesUnackIssue: (_r: Root, args: { accountId: number; issueId: string }, ctx: GraphContext) => issueAction(ctx, args, 'UNACK'),
     aiIssuesMarkAsInvestigating: (_r: Root, args: { accountId: number; issueId: string }, ctx: GraphContext) => issueAction(ctx, args, 'MARK_AS_INVESTIGATING'),
     aiIssuesResolveIssue: (_r: Root, args: { accountId: number; issueId: string }, ctx: GraphContext) => issueAction(ctx, args, 'RESOLVE'),
