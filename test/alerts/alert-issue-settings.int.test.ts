@@ -58,6 +58,9 @@ test('grace period and issue TTL: set, refused, read back, and a new issue waits
   assert.deepEqual(await graphData(ts, 'mutation { aiIssuesUpdateIssueTtl(accountId: 1, issueTtl: 172800) { config { issueTtl gracePeriod { period } } error } }'), {
     aiIssuesUpdateIssueTtl: { config: { issueTtl: 172800, gracePeriod: grace.map((g) => ({ period: g.period })) }, error: null },
   });
+  await ts.restart();
+  assert.deepEqual((await graphData(ts, `{ actor { account(id: 1) { aiIssues { configByEnvironment { ${CONFIG} } } } } }`)).actor.account.aiIssues.configByEnvironment.config,
+    { gracePeriod: grace, issueTtl: 172800, flappingInterval: null }, 'kept across a restart');
   const accountB = (await ts.server.catalog.createAccount('B')).id;
   const keyB = await ts.server.catalog.createUserKey(accountB);
   assert.deepEqual(await graphData(ts, 'mutation { aiIssuesUpdateIssueTtl(accountId: 1, issueTtl: 86400) { config { issueTtl } error } }', undefined, { key: keyB }), {

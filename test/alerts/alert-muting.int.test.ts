@@ -68,7 +68,8 @@ test("client-go's muting rule documents: create, read, list, update, delete", as
     schedule: { startTime: '2026-11-20T12:00:00+01:00', endTime: '2026-11-20T14:00:00+01:00', timeZone: 'Europe/Paris', repeat: null, endRepeat: null, repeatCount: null, weeklyRepeatDays: null },
   };
   assert.deepEqual(created, view);
-  // client-go sends the rule id as a Go int.
+  await ts.restart();
+  // client-go sends the rule id as a Go int; the rule was kept across the restart.
   assert.deepEqual((await graphData(ts, document('muting-rule-get'), { accountID: 1, ruleID: Number(id) })).actor.account.alerts.mutingRule, view);
   assert.deepEqual((await graphData(ts, document('muting-rules'), { accountID: 1 })).actor.account.alerts.mutingRules, [
     { id, name: 'maintenance window', description: 'checkout maintenance', enabled: true, condition: { operator: 'AND', conditions: view.condition.conditions } },
