@@ -3,13 +3,15 @@ import type { Clock } from '../clock.js';
 import type { NrqlEngine } from '../nrql/nrql-engine.js';
 import type { AlertRecords, StoredCondition, StoredPolicy } from '../store/alert-records.js';
 import { evaluationStepMs, type AlertPolicy, type EntityAlertSeverity, type IncidentPreference, type Incident, type Issue, type NrqlCondition } from '../domain/alerts/alert-model.js';
-import { AlertEngine, type AlertEvent, type AlertTarget } from '../domain/alerts/alert-engine.js';
+import { AlertEngine, incidentTargets, type AlertEvent, type AlertTarget } from '../domain/alerts/alert-engine.js';
 import { buildNrqlCondition, type ConditionValidationError, type NrqlConditionInput } from '../domain/alerts/condition-input.js';
 import { checkConditionQuery, evaluationQuery, observationsOf } from './condition-query.js';
-import type { ConditionEvaluatorState } from '../domain/alerts/condition-evaluator.js';
+import type { ConditionEvaluatorState, ExpectedTermination } from '../domain/alerts/condition-evaluator.js';
 import type { Rows } from '../store/append-tables.js';
 import { alertEventRows } from './alert-nrql-events.js';
 import { NotificationConfigService, Notifier } from './notifier.js';
+import { MutingRuleService } from './muting-rule-service.js';
+import { IssueSettingsService } from './issue-settings-service.js';
 import type { WebhookOptions } from './webhook-sender.js';
 
 export interface AlertServiceDeps {
@@ -26,6 +28,8 @@ export interface AlertServiceDeps {
   readonly webhook?: WebhookOptions;
   /** The service's public address, for links in notifications. */
   readonly origin?: () => string;
+  /** Which entities ended expectedly (agents shut down), asked once per cycle: ignoreOnExpectedTermination. */
+  readonly endedExpectedly?: () => ExpectedTermination;
   /**
    * Whether opening sends the notifications left pending (default true). False where nodes share
    * the alert state: the node holding the background lease sends them, after `reload`.
@@ -68,6 +72,9 @@ export class AlertService {
 
   readonly notifier: Notifier;
   readonly notifications: NotificationConfigService;
+  /** Rebuilt with the engine by `reload`: read them through the service each time. */
+  mutingRules: MutingRuleService;
+  issueSettings: IssueSettingsService;
 
   private constructor(
     private readonly deps: AlertServiceDeps,
@@ -79,6 +86,8 @@ export class AlertService {
       ...(deps.origin ? { origin: deps.origin } : {}), ...(deps.log ? { log: deps.log } : {}),
     });
     this.notifications = new NotificationConfigService(this.notifier, deps.records, deps.clock);
+    this.mutingRules = new MutingRuleService(deps.records, current, deps.clock, (work) => this.serial(work));
+    this.issueSettings = new IssueSettingsService(deps.records, current, (work) => this.serial(work));
   }
 
   /** The engine over the state loaded last (at open, or by `reload`). */
@@ -91,6 +100,8 @@ export class AlertService {
     const service = new AlertService(deps, loaded.engine);
     for (const [key, at] of loaded.times) service.createdAt.set(key, at);
     await service.notifier.load();
+    await service.mutingRules.load();
+    await service.issueSettings.load();
     // Notifications committed before a stop (or a kill) and not yet sent go out now, once.
     if (deps.dispatchOnOpen !== false) {
       void service.notifier.dispatch().catch((error: unknown) => deps.log?.('notification dispatch failed', error));
@@ -107,7 +118,13 @@ export class AlertService {
   reload(options: { readonly dispatch?: boolean } = {}): Promise<void> {
     return this.serial(async () => {
       const loaded = await AlertService.loadEngine(this.deps);
+      const mutingRules = new MutingRuleService(this.deps.records, loaded.engine, this.deps.clock, (work) => this.serial(work));
+      const issueSettings = new IssueSettingsService(this.deps.records, loaded.engine, (work) => this.serial(work));
+      await mutingRules.load();
+      await issueSettings.load();
       this.current = loaded.engine;
+      this.mutingRules = mutingRules;
+      this.issueSettings = issueSettings;
       this.createdAt.clear();
       for (const [key, at] of loaded.times) this.createdAt.set(key, at);
       this.notifier.destinations.clear();
@@ -278,12 +295,28 @@ export class AlertService {
     return this.userAction(accountId, issueId, (now) => this.engine.acknowledge(issueId, user, now));
   }
 
+  markAsInvestigating(accountId: number, issueId: string): Promise<boolean> {
+    return this.userAction(accountId, issueId, (now) => this.engine.markAsInvestigating(issueId, now));
+  }
+
   unacknowledge(accountId: number, issueId: string): Promise<boolean> {
     return this.userAction(accountId, issueId, (now) => this.engine.unacknowledge(issueId, now));
   }
 
   resolve(accountId: number, issueId: string, user: string): Promise<boolean> {
     return this.userAction(accountId, issueId, (now) => this.engine.resolve(issueId, user, now));
+  }
+
+  /** A user closes one open incident (aiIssuesCloseIncident); false unless the account holds it open. */
+  closeIncident(accountId: number, incidentId: string): Promise<boolean> {
+    return this.serial(async () => {
+      const incident = this.engine.state.incidents[incidentId];
+      if (incident === undefined || incident.accountId !== accountId || incident.closedAt !== null) return false;
+      const events = this.engine.closeIncident(incidentId, this.deps.clock.now());
+      if (events.length === 0) return false;
+      await this.commit(events, [incident.conditionId], incident.issueId === null ? [] : [incident.issueId]);
+      return true;
+    });
   }
 
   /**
@@ -296,6 +329,11 @@ export class AlertService {
 
   incidents(accountId: number, from: number, to: number): Promise<Incident[]> {
     return this.deps.records.incidents(accountId, from, to);
+  }
+
+  /** Incidents about an entity open during [from, to], newest first, as last committed. */
+  async entityIncidents(accountId: number, target: AlertTarget, from: number, to: number): Promise<Incident[]> {
+    return (await this.deps.records.incidents(accountId, from, to)).filter((i) => incidentTargets(i, this.engine.condition(i.conditionId), target));
   }
 
   alertSeverity(accountId: number, target: AlertTarget): EntityAlertSeverity {
@@ -337,7 +375,7 @@ export class AlertService {
           this.deps.log?.(`condition ${id} could not be evaluated`, error);
         }
       }
-      events.push(...this.engine.tick(now));
+      events.push(...this.engine.tick(now, this.deps.endedExpectedly?.()));
       const committing = performance.now();
       await this.commit(events, evaluated, []);
       const commitMs = performance.now() - committing;

@@ -1,6 +1,8 @@
 import type { AlertPolicy, Incident, Issue, NrqlCondition } from '../domain/alerts/alert-model.js';
 import type { ConditionEvaluatorState } from '../domain/alerts/condition-evaluator.js';
 import type { Channel, Destination, Workflow } from '../domain/alerts/notification-model.js';
+import type { MutingRule } from '../domain/alerts/muting-rules.js';
+import type { IssueSettings } from '../domain/alerts/issue-tracker.js';
 
 /** One notification to send: decided (and its body rendered) when the issue changed. */
 export interface OutboxEntry {
@@ -81,10 +83,19 @@ export interface AlertRecords {
   markNotification(key: string, status: 'SENT' | 'FAILED', attempts: number, at: number): Promise<void>;
   /** The log: every entry with its status (tests, explainability). */
   notificationLog(accountId: number): Promise<Array<OutboxEntry & { status: string; attempts: number }>>;
+  /** Muting rules (optional per engine: without them the service refuses to create one). */
+  loadMutingRules?(): Promise<MutingRule[]>;
+  nextMutingRuleId?(): Promise<number>;
+  saveMutingRule?(rule: MutingRule): Promise<void>;
+  deleteMutingRule?(accountId: number, id: string): Promise<void>;
+  /** Accounts' issue settings (grace periods, TTL); optional per engine like muting rules. */
+  loadIssueSettings?(): Promise<Array<{ accountId: number; settings: IssueSettings }>>;
+  saveIssueSettings?(accountId: number, settings: IssueSettings): Promise<void>;
   /**
    * Where other nodes share the records: `changed` is called when any node changed the alert
-   * configuration (policies, conditions, destinations, channels, workflows). Changes arriving while
-   * the promise it returns is pending are folded into one more call after it.
+   * configuration (policies, conditions, muting rules, issue settings, destinations, channels,
+   * workflows). Changes arriving while the promise it returns is pending are folded into one more
+   * call after it.
    */
   watch?(changed: () => Promise<void>): void;
 }

@@ -149,6 +149,28 @@ for (const engine of ENGINES) {
       }
     });
 
+    test('muting rules and issue settings: ids from their sequence, replaced by id or account, deleted per account', async () => {
+      const { records, close } = await engine.open();
+      try {
+        const rule = (id: number, accountId: number, name: string) => ({ id: String(id), accountId, name }) as unknown as import('../../src/domain/alerts/muting-rules.js').MutingRule;
+        assert.deepEqual([await records.nextMutingRuleId!(), await records.nextMutingRuleId!()], [1, 2]);
+        await records.saveMutingRule!(rule(2, 1, 'second'));
+        await records.saveMutingRule!(rule(1, 1, 'first'));
+        await records.saveMutingRule!(rule(1, 1, 'first, renamed'));
+        await records.deleteMutingRule!(2, '2');
+        assert.deepEqual((await records.loadMutingRules!()).map((r) => [r.id, r.name]), [['1', 'first, renamed'], ['2', 'second']]);
+        await records.deleteMutingRule!(1, '2');
+        assert.deepEqual((await records.loadMutingRules!()).map((r) => r.id), ['1']);
+        const settings = (ttl: number) => ({ issueTtlMs: ttl }) as unknown as import('../../src/domain/alerts/issue-tracker.js').IssueSettings;
+        await records.saveIssueSettings!(3, settings(1));
+        await records.saveIssueSettings!(1, settings(2));
+        await records.saveIssueSettings!(3, settings(5));
+        assert.deepEqual(await records.loadIssueSettings!(), [{ accountId: 1, settings: settings(2) }, { accountId: 3, settings: settings(5) }]);
+      } finally {
+        await close();
+      }
+    });
+
     test('notification objects keep their order, an update moves one last, deletes are per account', async () => {
       const { records, close } = await engine.open();
       try {

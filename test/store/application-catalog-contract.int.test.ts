@@ -114,6 +114,11 @@ for (const engine of ENGINES) {
         assert.deepEqual([(await catalog.connect(1, facts(['checkout']))).primary.id, catalog.application(checkout)?.apdexT], [checkout, 0.25]);
         await catalog.shutdownRun(first.run.runId);
         assert.equal(catalog.run(first.run.runId)?.shutdown, true);
+        // Six connects made six runs; one is shut down.
+        const runs = [...catalog.allRuns!()];
+        assert.equal(runs.length, 6);
+        assert.deepEqual(runs.filter((r) => r.shutdown).map((r) => r.runId), [first.run.runId]);
+        for (const r of [again, other, elsewhere, acct2]) assert.ok(runs.some((x) => x.runId === r.run.runId && !x.shutdown));
 
         await store.close();
         store = await made.open();

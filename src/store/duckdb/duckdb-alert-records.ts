@@ -2,13 +2,15 @@ import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
 import type { AlertPolicy, Incident, Issue, NrqlCondition } from '../../domain/alerts/alert-model.js';
 import type { ConditionEvaluatorState } from '../../domain/alerts/condition-evaluator.js';
 import type { Channel, Destination, Workflow } from '../../domain/alerts/notification-model.js';
+import type { MutingRule } from '../../domain/alerts/muting-rules.js';
+import type { IssueSettings } from '../../domain/alerts/issue-tracker.js';
 import type { AlertRecords, AlertSnapshot, AlertStateChange, NotificationConfig, OutboxEntry, StoredCondition, StoredPolicy } from '../alert-records.js';
 
 const NOTIFICATION_TABLES = { destination: 'alert_destinations', channel: 'alert_channels', workflow: 'alert_workflows' } as const;
 import type { Database } from './database.js';
 import { withOwnConnection } from './own-connection.js';
 
-/** Alerting's tables (migration 8). Writes run in one transaction each, on a connection of their own. */
+/** Alerting's tables (migrations 8 and 12). Writes run in one transaction each, on a connection of their own. */
 export class DuckDbAlertRecords implements AlertRecords {
   constructor(private readonly db: Database) {}
 
@@ -30,6 +32,40 @@ export class DuckDbAlertRecords implements AlertRecords {
       incidents,
       openIssues,
     };
+  }
+
+  async loadMutingRules(): Promise<MutingRule[]> {
+    return (await this.db.all<{ body: string }>('SELECT body FROM alert_muting_rules ORDER BY id')).map((r) => JSON.parse(r.body) as MutingRule);
+  }
+
+  async nextMutingRuleId(): Promise<number> {
+    const reader = await withOwnConnection(this.db, (c) => c.runAndReadAll("SELECT nextval('alert_muting_rule_ids') AS id"));
+    return Number(reader.getRowObjectsJS()[0]!.id);
+  }
+
+  saveMutingRule(rule: MutingRule): Promise<void> {
+    return this.transaction(async (c) => {
+      await c.run('DELETE FROM alert_muting_rules WHERE id = $1', [Number(rule.id)]);
+      await c.run('INSERT INTO alert_muting_rules VALUES ($1, $2, $3)', [Number(rule.id), rule.accountId, JSON.stringify(rule)]);
+    });
+  }
+
+  deleteMutingRule(accountId: number, id: string): Promise<void> {
+    return this.transaction(async (c) => {
+      await c.run('DELETE FROM alert_muting_rules WHERE account_id = $1 AND id = $2', [accountId, Number(id)]);
+    });
+  }
+
+  async loadIssueSettings(): Promise<Array<{ accountId: number; settings: IssueSettings }>> {
+    const rows = await this.db.all<{ account_id: number; body: string }>('SELECT account_id, body FROM alert_issue_settings ORDER BY account_id');
+    return rows.map((r) => ({ accountId: Number(r.account_id), settings: JSON.parse(r.body) as IssueSettings }));
+  }
+
+  saveIssueSettings(accountId: number, settings: IssueSettings): Promise<void> {
+    return this.transaction(async (c) => {
+      await c.run('DELETE FROM alert_issue_settings WHERE account_id = $1', [accountId]);
+      await c.run('INSERT INTO alert_issue_settings VALUES ($1, $2)', [accountId, JSON.stringify(settings)]);
+    });
   }
 
   async nextId(kind: 'policy' | 'condition'): Promise<number> {

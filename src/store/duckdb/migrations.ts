@@ -453,4 +453,15 @@ DROP TABLE api_keys;
 ALTER TABLE api_keys_v10 RENAME TO api_keys;
 `,
   },
+  {
+    version: 12,
+    name: 'alert muting rules and issue settings',
+    sql: `
+-- NerdGraph's alertsMutingRule*: the rule as JSON (conditions, schedule, who made it); integer ids.
+CREATE SEQUENCE alert_muting_rule_ids START 1;
+CREATE TABLE alert_muting_rules (id INTEGER NOT NULL, account_id INTEGER NOT NULL, body VARCHAR NOT NULL);
+-- aiIssuesUpdateGracePeriod / aiIssuesUpdateIssueTtl: an account's grace periods by priority and issue TTL (ms), as JSON.
+CREATE TABLE alert_issue_settings (account_id INTEGER NOT NULL, body VARCHAR NOT NULL);
+`,
+  },
 ];

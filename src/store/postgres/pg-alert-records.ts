@@ -1,6 +1,8 @@
 import type pg from 'pg';
 import type { AlertPolicy, Incident, Issue, NrqlCondition } from '../../domain/alerts/alert-model.js';
 import type { ConditionEvaluatorState } from '../../domain/alerts/condition-evaluator.js';
+import type { IssueSettings } from '../../domain/alerts/issue-tracker.js';
+import type { MutingRule } from '../../domain/alerts/muting-rules.js';
 import type { Channel, Destination, Workflow } from '../../domain/alerts/notification-model.js';
 import type { AlertRecords, AlertSnapshot, AlertStateChange, NotificationConfig, OutboxEntry, StoredCondition, StoredPolicy } from '../alert-records.js';
 import { notifyChange, type PgChangeFeed } from './pg-change-feed.js';
@@ -59,6 +61,36 @@ export class PgAlertRecords implements AlertRecords {
       incidents,
       openIssues,
     };
+  }
+
+  async loadMutingRules(): Promise<MutingRule[]> {
+    return (await this.all<{ body: string }>('SELECT body FROM alert_muting_rules ORDER BY id')).map((r) => JSON.parse(r.body) as MutingRule);
+  }
+
+  async nextMutingRuleId(): Promise<number> {
+    return (await this.all<{ id: number }>("SELECT nextval('alert_muting_rule_ids') AS id"))[0]!.id;
+  }
+
+  async saveMutingRule(rule: MutingRule): Promise<void> {
+    await this.configure((c) => c.query(
+      'INSERT INTO alert_muting_rules VALUES ($1, $2, $3) ON CONFLICT (id) DO UPDATE SET account_id = $2, body = $3',
+      [Number(rule.id), rule.accountId, JSON.stringify(rule)],
+    ));
+  }
+
+  async deleteMutingRule(accountId: number, id: string): Promise<void> {
+    await this.configure((c) => c.query('DELETE FROM alert_muting_rules WHERE account_id = $1 AND id = $2', [accountId, Number(id)]));
+  }
+
+  async loadIssueSettings(): Promise<Array<{ accountId: number; settings: IssueSettings }>> {
+    const rows = await this.all<{ account_id: number; body: string }>('SELECT account_id, body FROM alert_issue_settings ORDER BY account_id');
+    return rows.map((r) => ({ accountId: r.account_id, settings: JSON.parse(r.body) as IssueSettings }));
+  }
+
+  async saveIssueSettings(accountId: number, settings: IssueSettings): Promise<void> {
+    await this.configure((c) => c.query(
+      'INSERT INTO alert_issue_settings VALUES ($1, $2) ON CONFLICT (account_id) DO UPDATE SET body = $2', [accountId, JSON.stringify(settings)],
+    ));
   }
 
   async nextId(kind: 'policy' | 'condition'): Promise<number> {

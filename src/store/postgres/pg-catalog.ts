@@ -36,6 +36,7 @@ export class PgCatalog implements Catalog {
   whileApplicationExists<T>(id: number, work: (app: Application) => Promise<T>): Promise<T> { return this.apps.whileApplicationExists(id, work); }
   deleteApplication(id: number): Promise<void> { return this.apps.deleteApplication(id); }
   run(runId: string): AgentRun | undefined { return this.apps.run(runId); }
+  allRuns(): Iterable<AgentRun> { return this.apps.allRuns(); }
   connect(accountId: number, facts: ConnectFacts): Promise<{ run: AgentRun; primary: Application }> { return this.apps.connect(accountId, facts); }
   holdRun(runId: string): () => void { return this.apps.holdRun(runId); }
   shutdownRun(runId: string): Promise<void> { return this.apps.shutdownRun(runId); }

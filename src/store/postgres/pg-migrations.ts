@@ -236,4 +236,14 @@ CREATE TABLE metric_reported (
 );
 `,
   },
+  {
+    version: 7,
+    name: 'alert muting rules and issue settings',
+    sql: `
+-- As the DuckDB store's migration 12: a muting rule as JSON with integer ids; an account's issue settings as JSON.
+CREATE SEQUENCE alert_muting_rule_ids START 1;
+CREATE TABLE alert_muting_rules (id INTEGER PRIMARY KEY, account_id INTEGER NOT NULL, body TEXT NOT NULL);
+CREATE TABLE alert_issue_settings (account_id INTEGER PRIMARY KEY, body TEXT NOT NULL);
+`,
+  },
 ];

@@ -180,6 +180,10 @@ export class PgApplications implements ApplicationCatalog, AgentRuns {
     return this.runs.get(runId);
   }
 
+  allRuns(): Iterable<AgentRun> {
+    return this.runs.values();
+  }
+
   async connect(accountId: number, facts: ConnectFacts): Promise<{ run: AgentRun; primary: Application }> {
     const now = this.clock.now();
     const runId = randomBytes(18).toString('base64url');
