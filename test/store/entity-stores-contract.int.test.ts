@@ -188,3 +188,34 @@ describe('entity stores shared by two nodes (PostgreSQL)', () => {
     }
   });
 });
+
+describe('entity names across nodes (PostgreSQL)', () => {
+  test('two nodes creating the same name at once: one succeeds, the other is refused as on one node', async () => {
+    const url = await server.createDatabase(`entities_names_${++databases}`);
+    const nodes: PostgresCatalog[] = [];
+    try {
+      nodes.push(await openPostgresCatalog(url, { clock }), await openPostgresCatalog(url, { clock }));
+      const [one, two] = nodes as [PostgresCatalog, PostgresCatalog];
+      const results = await Promise.allSettled([one.entities.mobileApplications.create(1, 'Shop'), two.entities.mobileApplications.create(1, 'Shop')]);
+      assert.deepEqual(results.map((r) => r.status).sort(), ['fulfilled', 'rejected']);
+      const refused = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
+      assert.ok(refused.reason instanceof RangeError);
+      assert.equal(refused.reason.message, "a mobile application named 'Shop' already exists");
+      // Another account may use the name; a browser side per application, whichever node makes it.
+      await two.entities.mobileApplications.create(2, 'Shop');
+      const sides = await Promise.allSettled([
+        one.entities.browserApplications.create({ accountId: 1, name: 'side a', apmApplicationId: 9 }),
+        two.entities.browserApplications.create({ accountId: 1, name: 'side b', apmApplicationId: 9 }),
+      ]);
+      assert.deepEqual(sides.map((r) => r.status).sort(), ['fulfilled', 'rejected']);
+      const made = (sides.find((r) => r.status === 'fulfilled') as PromiseFulfilledResult<{ id: number }>).value;
+      assert.equal((sides.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason.message, `application 9 already has browser monitoring (browser application ${made.id})`);
+      // A rename onto a taken name is refused too.
+      const other = await one.entities.mobileApplications.create(1, 'Other');
+      await new Promise((r) => setTimeout(r, 50));
+      await assert.rejects(two.entities.mobileApplications.update(other.id, { name: 'Shop' }), { name: 'RangeError', message: "a mobile application named 'Shop' already exists" });
+    } finally {
+      for (const node of nodes) await node.close();
+    }
+  });
+});

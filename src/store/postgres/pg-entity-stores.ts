@@ -13,24 +13,32 @@ import type { PostgresDatabase } from './pg-database.js';
 /** What differs between the three kinds: the application a row belongs to, and settings laid over today's defaults. */
 interface EntityKind<T extends StoredEntity> {
   readonly name: 'key_transactions' | 'mobile_applications' | 'browser_applications';
+  /** As the stores name the kind in their messages. */
+  readonly display: string;
   appIdOf(entity: T): number | null;
   revive(stored: T): T;
 }
 
-const KEY_TRANSACTIONS: EntityKind<KeyTransaction> = { name: 'key_transactions', appIdOf: (kt) => kt.appId, revive: (kt) => kt };
+const KEY_TRANSACTIONS: EntityKind<KeyTransaction> = { name: 'key_transactions', display: 'key transaction', appIdOf: (kt) => kt.appId, revive: (kt) => kt };
 const MOBILE_APPLICATIONS: EntityKind<MobileApplication> = {
   name: 'mobile_applications',
+  display: 'mobile application',
   appIdOf: () => null,
   revive: (m) => ({ ...m, settings: applySettingsPatch(DEFAULT_MOBILE_AGENT_SETTINGS, m.settings as SettingsPatch<MobileAgentSettings>) }),
 };
 const BROWSER_APPLICATIONS: EntityKind<BrowserApplication> = {
   name: 'browser_applications',
+  display: 'browser application',
   appIdOf: (b) => b.apmApplicationId,
   revive: (b) => {
     const monitoring = applySettingsPatch(DEFAULT_BROWSER_MONITORING_SETTINGS, b.monitoring as SettingsPatch<BrowserMonitoringSettings>);
     return { ...b, monitoring, settings: browserSettingsOf(monitoring) };
   },
 };
+
+function nameOf(entity: StoredEntity): string {
+  return (entity as StoredEntity & { readonly name: string }).name;
+}
 
 /** The kinds whose rows go with a deleted application (in the transaction that deletes it). */
 export const APPLICATION_ENTITY_KINDS = [KEY_TRANSACTIONS.name, BROWSER_APPLICATIONS.name] as const;
@@ -78,17 +86,36 @@ export class PgEntityRows<T extends StoredEntity> implements EntityRows<T> {
 
   async insert(entity: T): Promise<void> {
     await this.db.transaction(async (c) => {
-      await c.query('INSERT INTO entities VALUES ($1, $2, $3, $4, $5)', [this.kind.name, entity.id, entity.accountId, this.kind.appIdOf(entity), JSON.stringify(entity)]);
+      await c.query('INSERT INTO entities (kind, id, account_id, app_id, body, name) VALUES ($1, $2, $3, $4, $5, $6)', [
+        this.kind.name, entity.id, entity.accountId, this.kind.appIdOf(entity), JSON.stringify(entity), nameOf(entity),
+      ]);
       await notifyChange(c, `${TOPIC}.${this.kind.name}`);
-    });
+    }).catch((error: unknown) => this.refusal(error, entity));
     if (entity.id === this.reserved) await this.draw();
   }
 
   async update(entity: T): Promise<void> {
     await this.db.transaction(async (c) => {
-      await c.query('UPDATE entities SET body = $3 WHERE kind = $1 AND id = $2', [this.kind.name, entity.id, JSON.stringify(entity)]);
+      await c.query('UPDATE entities SET body = $3, name = $4 WHERE kind = $1 AND id = $2', [this.kind.name, entity.id, JSON.stringify(entity), nameOf(entity)]);
       await notifyChange(c, `${TOPIC}.${this.kind.name}`);
-    });
+    }).catch((error: unknown) => this.refusal(error, entity));
+  }
+
+  /**
+   * Another node made the same name (or browser side) a moment ago, past this node's check in
+   * memory: the same RangeError the check gives. Anything else is rethrown.
+   */
+  private async refusal(error: unknown, entity: T): Promise<never> {
+    const e = error as { code?: string; constraint?: string };
+    if (e.code === '23505' && e.constraint === 'entities_name') {
+      throw new RangeError(`a ${this.kind.display} named '${nameOf(entity)}' already exists`);
+    }
+    if (e.code === '23505' && e.constraint === 'entities_browser_side') {
+      const appId = this.kind.appIdOf(entity);
+      const side = (await this.db.pool.query<{ id: number }>("SELECT id FROM entities WHERE kind = 'browser_applications' AND app_id = $1", [appId])).rows[0];
+      throw new RangeError(`application ${appId} already has browser monitoring (browser application ${side?.id ?? '?'})`);
+    }
+    throw error;
   }
 
   async delete(id: number): Promise<void> {

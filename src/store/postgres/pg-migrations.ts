@@ -246,4 +246,16 @@ CREATE TABLE alert_muting_rules (id INTEGER PRIMARY KEY, account_id INTEGER NOT 
 CREATE TABLE alert_issue_settings (account_id INTEGER PRIMARY KEY, body TEXT NOT NULL);
 `,
   },
+  {
+    version: 8,
+    name: 'entity names unique per account, one browser side per application, across nodes',
+    sql: `
+-- A node checks a name free in its memory; these make two nodes creating the same name at once fail one.
+ALTER TABLE entities ADD COLUMN name TEXT;
+UPDATE entities SET name = body::json->>'name';
+ALTER TABLE entities ALTER COLUMN name SET NOT NULL;
+CREATE UNIQUE INDEX entities_name ON entities (kind, account_id, name);
+CREATE UNIQUE INDEX entities_browser_side ON entities (app_id) WHERE kind = 'browser_applications' AND app_id IS NOT NULL;
+`,
+  },
 ];
