@@ -105,7 +105,7 @@ export class PgApplications implements ApplicationCatalog, AgentRuns {
   private flushTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly db: PostgresDatabase, private readonly clock: Clock, feed: PgChangeFeed, private readonly deps: PgApplicationDeps = {}) {
-    feed.on(APPS, () => this.loadApplications());
+    feed.on(APPS, (appId) => (appId === undefined ? this.loadApplications() : this.loadApplication(Number(appId))));
     feed.on(RUNS, (runId) => (runId === undefined ? this.loadRuns() : this.loadRun(runId)));
   }
 
@@ -137,6 +137,30 @@ export class PgApplications implements ApplicationCatalog, AgentRuns {
     this.instances = new ByApplication(instances.map(instanceOf));
     // An application another node deleted: what this node holds of it in memory goes too.
     for (const id of before.keys()) if (!this.apps.has(id)) this.forgetElsewhere(id);
+  }
+
+  /** One application with its hosts and instances, as another node left it (a connect, a change, its deletion). */
+  private async loadApplication(appId: number): Promise<void> {
+    let app: AppRow | undefined;
+    let hosts: HostRow[] = [];
+    let instances: InstanceRow[] = [];
+    await this.db.transaction(async (c) => {
+      await c.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+      app = (await c.query<AppRow>(`SELECT ${APP_COLUMNS} FROM applications WHERE id = $1`, [appId])).rows[0];
+      hosts = (await c.query<HostRow>('SELECT id, account_id, app_id, name FROM hosts WHERE app_id = $1 ORDER BY id', [appId])).rows;
+      instances = (await c.query<InstanceRow>('SELECT id, account_id, app_id, host_id, pid, port, agent_version FROM instances WHERE app_id = $1 ORDER BY id', [appId])).rows;
+    });
+    const had = this.apps.has(appId);
+    this.hosts.deleteApplication(appId);
+    this.instances.deleteApplication(appId);
+    if (app === undefined) {
+      this.apps.delete(appId);
+      if (had) this.forgetElsewhere(appId);
+      return;
+    }
+    this.apps.set(appId, appOf(app));
+    for (const h of hosts) this.hosts.set(hostOf(h));
+    for (const i of instances) this.instances.set(instanceOf(i));
   }
 
   private async loadRuns(): Promise<void> {
@@ -225,7 +249,7 @@ export class PgApplications implements ApplicationCatalog, AgentRuns {
       await c.query('INSERT INTO agent_runs VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL, $8)', [
         runId, accountId, primary.id, JSON.stringify(targets.map((t) => [t.appId, t.hostId, t.instanceId])), facts.agentVersion, facts.language, facts.userAgent, now,
       ]);
-      await notifyChange(c, APPS);
+      for (const appId of new Set(apps.map((a) => a.id))) await notifyChange(c, APPS, String(appId));
       await notifyChange(c, RUNS, runId);
       return { apps, hosts, instances, targets, primary };
     });
@@ -262,7 +286,7 @@ export class PgApplications implements ApplicationCatalog, AgentRuns {
           isDeepStrictEqual(next.agentSettings, DEFAULT_APM_AGENT_SETTINGS) ? null : JSON.stringify(next.agentSettings), id,
         ],
       );
-      await notifyChange(c, APPS);
+      await notifyChange(c, APPS, String(id));
       return next;
     });
     this.apps.set(id, updated);
@@ -371,7 +395,7 @@ export class PgApplications implements ApplicationCatalog, AgentRuns {
       await c.query('DELETE FROM metric_presence WHERE app_id = $1', [id]);
       await c.query('DELETE FROM metric_reported WHERE app_id = $1', [id]);
       await c.query('DELETE FROM applications WHERE id = $1', [id]);
-      await notifyChange(c, APPS);
+      await notifyChange(c, APPS, String(id));
       await notifyApplicationEntitiesGone(c);
     });
     this.apps.delete(id);
