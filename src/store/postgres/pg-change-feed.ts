@@ -49,8 +49,13 @@ export class PgChangeFeed {
     });
     client.on('error', () => this.lost(client));
     client.on('end', () => this.lost(client));
-    await client.connect();
-    await client.query(`LISTEN ${CATALOG_CHANNEL}`);
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${CATALOG_CHANNEL}`);
+    } catch (error) {
+      await client.end().catch(() => undefined);
+      throw error;
+    }
     this.client = client;
   }
 
