@@ -72,9 +72,8 @@ export class AlertService {
 
   readonly notifier: Notifier;
   readonly notifications: NotificationConfigService;
-  /** Rebuilt with the engine by `reload`: read them through the service each time. */
-  mutingRules: MutingRuleService;
-  issueSettings: IssueSettingsService;
+  readonly mutingRules: MutingRuleService;
+  readonly issueSettings: IssueSettingsService;
 
   private constructor(
     private readonly deps: AlertServiceDeps,
@@ -86,8 +85,8 @@ export class AlertService {
       ...(deps.origin ? { origin: deps.origin } : {}), ...(deps.log ? { log: deps.log } : {}),
     });
     this.notifications = new NotificationConfigService(this.notifier, deps.records, deps.clock);
-    this.mutingRules = new MutingRuleService(deps.records, current, deps.clock, (work) => this.serial(work));
-    this.issueSettings = new IssueSettingsService(deps.records, current, (work) => this.serial(work));
+    this.mutingRules = new MutingRuleService(deps.records, () => this.current, deps.clock, (work) => this.serial(work));
+    this.issueSettings = new IssueSettingsService(deps.records, () => this.current, (work) => this.serial(work));
   }
 
   /** The engine over the state loaded last (at open, or by `reload`). */
@@ -118,19 +117,20 @@ export class AlertService {
   reload(options: { readonly dispatch?: boolean } = {}): Promise<void> {
     return this.serial(async () => {
       const loaded = await AlertService.loadEngine(this.deps);
-      const mutingRules = new MutingRuleService(this.deps.records, loaded.engine, this.deps.clock, (work) => this.serial(work));
-      const issueSettings = new IssueSettingsService(this.deps.records, loaded.engine, (work) => this.serial(work));
-      await mutingRules.load();
-      await issueSettings.load();
       this.current = loaded.engine;
-      this.mutingRules = mutingRules;
-      this.issueSettings = issueSettings;
+      // The same service objects (callers hold them), their rules and settings read again into the new engine.
+      await this.mutingRules.load();
+      await this.issueSettings.load();
       this.createdAt.clear();
       for (const [key, at] of loaded.times) this.createdAt.set(key, at);
+      // Swapped in one turn: a dispatch running meanwhile never finds a channel missing.
+      const config = await this.deps.records.loadNotificationConfig();
       this.notifier.destinations.clear();
       this.notifier.channels.clear();
       this.notifier.workflows.clear();
-      await this.notifier.load();
+      for (const d of config.destinations) this.notifier.destinations.set(d.id, d);
+      for (const c of config.channels) this.notifier.channels.set(c.id, c);
+      for (const w of config.workflows) this.notifier.workflows.set(w.id, w);
       if (options.dispatch === false) return;
       void this.notifier.dispatch().catch((error: unknown) => this.deps.log?.('notification dispatch failed', error));
     });

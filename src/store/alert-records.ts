@@ -92,7 +92,7 @@ export interface AlertRecords {
   loadIssueSettings?(): Promise<Array<{ accountId: number; settings: IssueSettings }>>;
   saveIssueSettings?(accountId: number, settings: IssueSettings): Promise<void>;
   /**
-   * Where other nodes share the records: `changed` is called when any node changed the alert
+   * Where other nodes share the records: `changed` is called when another node changed the alert
    * configuration (policies, conditions, muting rules, issue settings, destinations, channels,
    * workflows). Changes arriving while the promise it returns is pending are folded into one more
    * call after it.

@@ -219,3 +219,19 @@ describe('entity names across nodes (PostgreSQL)', () => {
     }
   });
 });
+
+test('PostgreSQL text cannot hold U+0000: such a name given through the APIs is refused, one an agent reports is stored with U+FFFD', async () => {
+  const url = await server.createDatabase(`entities_nul_${++databases}`);
+  const pgc = await openPostgresCatalog(url, { clock });
+  try {
+    await assert.rejects(pgc.entities.mobileApplications.create(1, 'a\u0000b'), { name: 'RangeError', message: 'a mobile application name cannot contain the NUL character (U+0000)' });
+    await assert.rejects(pgc.catalog.createAccount('x\u0000'), { name: 'RangeError', message: 'an account name cannot contain the NUL character (U+0000)' });
+    const { primary } = await pgc.catalog.connect(1, { ...facts('agent\u0000app'), host: 'h\u0000' });
+    assert.equal(primary.name, 'agent\uFFFDapp');
+    assert.equal(pgc.catalog.hostsOf(primary.id)[0]!.name, 'h\uFFFD');
+    assert.equal((await pgc.catalog.connect(1, facts('agent\u0000app'))).primary.id, primary.id, 'the same agent finds its application again');
+    await assert.rejects(pgc.catalog.updateApplication(primary.id, { name: 'n\u0000' }), { name: 'RangeError', message: 'an application name cannot contain the NUL character (U+0000)' });
+  } finally {
+    await pgc.close();
+  }
+});

@@ -127,6 +127,21 @@ for (const engine of ENGINES) {
       }
     });
 
+    test('a name with U+0000 gets an id and its data is written', async () => {
+      const made = await engine.create();
+      const s = await made.open();
+      try {
+        await s.index.write(...harvest(['Custom/a\u0000b', 'Custom/plain']));
+        const id = s.index.metricId('Custom/a\u0000b');
+        assert.notEqual(id, undefined);
+        assert.equal(s.index.knows({ appId: 1 }, 'Custom/a\u0000b'), true);
+        const rows = await s.db.all<{ n: number }>('SELECT count(*)::INTEGER AS n FROM timeslices WHERE metric_id = $1', [id!]);
+        assert.deepEqual(rows, [{ n: 1 }]);
+      } finally {
+        await s.close();
+      }
+    });
+
     test("names past an application's limit are dropped for it, with one NrIntegrationError", async () => {
       const made = await engine.create(2);
       const s = await made.open();

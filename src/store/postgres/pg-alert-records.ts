@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { AlertPolicy, Incident, Issue, NrqlCondition } from '../../domain/alerts/alert-model.js';
 import type { ConditionEvaluatorState } from '../../domain/alerts/condition-evaluator.js';
@@ -19,10 +20,13 @@ const NOTIFICATION_TABLES = { destination: 'alert_destinations', channel: 'alert
  */
 export class PgAlertRecords implements AlertRecords {
   private readonly listeners: (() => Promise<void>)[] = [];
+  /** Names this node in its notifications: its own changes are in its memory already. */
+  private readonly origin = randomUUID();
 
   /** `feed`: where configuration changes are heard from other nodes (each change is notified). */
   constructor(private readonly db: PostgresDatabase, feed?: PgChangeFeed) {
-    feed?.on(TOPIC, async () => {
+    feed?.on(TOPIC, async (origin) => {
+      if (origin === this.origin) return;
       await Promise.all(this.listeners.map((listener) => listener()));
     });
   }
@@ -35,7 +39,7 @@ export class PgAlertRecords implements AlertRecords {
   private configure(work: (c: pg.PoolClient) => Promise<unknown>): Promise<void> {
     return this.db.transaction(async (c) => {
       await work(c);
-      await notifyChange(c, TOPIC);
+      await notifyChange(c, TOPIC, this.origin);
     });
   }
 

@@ -9,6 +9,7 @@ import { KeyTransactions, type KeyTransaction } from '../key-transactions.js';
 import { MobileApplications, type MobileApplication } from '../mobile-applications.js';
 import { notifyChange, type PgChangeFeed } from './pg-change-feed.js';
 import type { PostgresDatabase } from './pg-database.js';
+import { refuseNul } from './pg-text.js';
 
 /** What differs between the three kinds: the application a row belongs to, and settings laid over today's defaults. */
 interface EntityKind<T extends StoredEntity> {
@@ -85,6 +86,7 @@ export class PgEntityRows<T extends StoredEntity> implements EntityRows<T> {
   }
 
   async insert(entity: T): Promise<void> {
+    refuseNul(nameOf(entity), `a ${this.kind.display} name`);
     await this.db.transaction(async (c) => {
       await c.query('INSERT INTO entities (kind, id, account_id, app_id, body, name) VALUES ($1, $2, $3, $4, $5, $6)', [
         this.kind.name, entity.id, entity.accountId, this.kind.appIdOf(entity), JSON.stringify(entity), nameOf(entity),
@@ -95,6 +97,7 @@ export class PgEntityRows<T extends StoredEntity> implements EntityRows<T> {
   }
 
   async update(entity: T): Promise<void> {
+    refuseNul(nameOf(entity), `a ${this.kind.display} name`);
     await this.db.transaction(async (c) => {
       await c.query('UPDATE entities SET body = $3, name = $4 WHERE kind = $1 AND id = $2', [this.kind.name, entity.id, JSON.stringify(entity), nameOf(entity)]);
       await notifyChange(c, `${TOPIC}.${this.kind.name}`);

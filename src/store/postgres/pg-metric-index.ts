@@ -5,6 +5,7 @@ import { MAX_METRIC_NAMES_PER_APP, type MetricIndex, type MetricIndexOptions, ty
 import { namesPastLimit, withoutDropped } from '../metric-name-limit.js';
 import { notifyChange, type PgChangeFeed } from './pg-change-feed.js';
 import type { PostgresDatabase } from './pg-database.js';
+import { withoutNul } from './pg-text.js';
 
 const NAMES = 'metric_names';
 const PRESENCE = 'metric_presence';
@@ -115,7 +116,10 @@ export class PgMetricIndex implements MetricIndex {
     });
   }
 
-  async write(write: MetricWrite, build: (ids: ReadonlyMap<string, number>) => Rows[], ticket?: WriteTicket): Promise<void> {
+  async write(reported: MetricWrite, build: (ids: ReadonlyMap<string, number>) => Rows[], ticket?: WriteTicket): Promise<void> {
+    // Names as PostgreSQL can hold them; `build` gets the ids by the names the harvest used.
+    const asStored = new Map(reported.names.map((n) => [withoutNul(n), n]));
+    let write: MetricWrite = { ...reported, names: reported.names.map((n) => withoutNul(n)), unscoped: reported.unscoped.map((n) => withoutNul(n)) };
     const { droppedFor, errors } = namesPastLimit(write, (appId) => this.metricsOfApp(appId), (name) => this.ids.get(name), this.maxMetricNamesPerApp, this.clock.now());
     const appIds = new Set(write.targets.map((t) => t.appId));
     if (droppedFor.size === appIds.size) {
@@ -142,8 +146,9 @@ export class PgMetricIndex implements MetricIndex {
       }
     }
     const ids = new Map<string, number>();
-    for (const name of write.names) ids.set(name, this.ids.get(name)!);
-    const built = droppedFor.size > 0 ? withoutDropped(build(ids), droppedFor, ids) : build(ids);
+    for (const name of write.names) ids.set(asStored.get(name) ?? name, this.ids.get(name)!);
+    const droppedAsReported = new Map([...droppedFor].map(([appId, names]) => [appId, new Set([...names].map((n) => asStored.get(n) ?? n))]));
+    const built = droppedFor.size > 0 ? withoutDropped(build(ids), droppedAsReported, ids) : build(ids);
     await this.writer.write([...(errors ? [errors] : []), ...built], ticket);
     const now = this.clock.now();
     for (const t of write.targets) {
@@ -185,7 +190,7 @@ export class PgMetricIndex implements MetricIndex {
   }
 
   metricId(name: string): number | undefined {
-    return this.ids.get(name);
+    return this.ids.get(withoutNul(name));
   }
 
   nameOf(id: number): string | undefined {
@@ -203,7 +208,7 @@ export class PgMetricIndex implements MetricIndex {
   }
 
   knows(scope: MetricScope, name: string): boolean {
-    const id = this.ids.get(name);
+    const id = this.ids.get(withoutNul(name));
     if (id === undefined) return false;
     for (const reporter of this.reportersIn(scope)) if (reporter.metrics.has(id)) return true;
     return false;

@@ -7,6 +7,7 @@ import {
 } from '../../catalog/accounts.js';
 import { notifyChange, type PgChangeFeed } from '../pg-change-feed.js';
 import type { PostgresDatabase } from '../pg-database.js';
+import { refuseNul } from '../pg-text.js';
 
 /** The first user's name and email when none are configured (as the embedded store's). */
 const FIRST_USER = { name: 'Admin', email: 'admin@localhost' } as const;
@@ -77,6 +78,8 @@ export class PgAccounts implements AccountsAndKeys {
       const now = this.clock.now();
       await c.query('INSERT INTO accounts VALUES (1, $1, $2)', ['Default', now]);
       const first = checkedUser(given.userName ?? FIRST_USER.name, given.userEmail ?? FIRST_USER.email);
+      refuseNul(first.name, 'a user name');
+      refuseNul(first.email, 'an email address');
       const userId = await this.insertUser(c, { accountId: 1, ...first, admin: true });
       const keys = { userKey: given.userKey ?? generateUserKey(), licenseKey: given.licenseKey ?? generateLicenseKey() };
       await this.insertKey(c, 1, 'user', keys.userKey, userId);
@@ -98,7 +101,7 @@ export class PgAccounts implements AccountsAndKeys {
   }
 
   async createAccount(name: string): Promise<Account> {
-    const trimmed = checkedAccountName(name);
+    const trimmed = refuseNul(checkedAccountName(name), 'an account name');
     const id = await this.write(async (c) => {
       await c.query('LOCK TABLE accounts IN EXCLUSIVE MODE');
       const next = (await c.query<{ id: number }>('SELECT coalesce(max(id), 0) + 1 AS id FROM accounts')).rows[0]!.id;
@@ -118,6 +121,8 @@ export class PgAccounts implements AccountsAndKeys {
 
   async createUser(spec: NewUser): Promise<{ user: User; key: string }> {
     const checked = checkedUser(spec.name, spec.email);
+    refuseNul(checked.name, 'a user name');
+    refuseNul(checked.email, 'an email address');
     const key = generateUserKey();
     const id = await this.write(async (c) => {
       await this.lockAccount(c, spec.accountId);

@@ -11,9 +11,11 @@ import {
   type Application, type ApplicationCatalog, type ApplicationChanges, type Host, type Instance,
 } from '../../catalog/applications.js';
 import type { MetricScope } from '../../metric-index.js';
+import { Mutex } from '../../mutex.js';
 import { notifyChange, type PgChangeFeed } from '../pg-change-feed.js';
 import { APPLICATION_ENTITY_KINDS, notifyApplicationEntitiesGone } from '../pg-entity-stores.js';
 import type { PostgresDatabase } from '../pg-database.js';
+import { refuseNul, withoutNul } from '../pg-text.js';
 
 const APPS = 'applications';
 const RUNS = 'runs';
@@ -103,6 +105,12 @@ export class PgApplications implements ApplicationCatalog, AgentRuns {
   private readonly heardRuns = new Map<string, number>();
   private readonly heardInstances = new Map<number, number>();
   private flushTimer: NodeJS.Timeout | undefined;
+  /**
+   * One `whileApplicationExists` at a time on this node, as the embedded catalog's lock: its work
+   * runs while a pooled connection holds the row, and writes on others, so unbounded ones could
+   * hold every connection of the pool and wait for one forever.
+   */
+  private readonly existing = new Mutex();
 
   constructor(private readonly db: PostgresDatabase, private readonly clock: Clock, feed: PgChangeFeed, private readonly deps: PgApplicationDeps = {}) {
     feed.on(APPS, (appId) => (appId === undefined ? this.loadApplications() : this.loadApplication(Number(appId))));
@@ -208,7 +216,11 @@ export class PgApplications implements ApplicationCatalog, AgentRuns {
     return this.runs.values();
   }
 
-  async connect(accountId: number, facts: ConnectFacts): Promise<{ run: AgentRun; primary: Application }> {
+  async connect(accountId: number, reported: ConnectFacts): Promise<{ run: AgentRun; primary: Application }> {
+    const facts: ConnectFacts = {
+      ...reported, appNames: reported.appNames.map((n) => withoutNul(n)), language: withoutNul(reported.language), agentVersion: withoutNul(reported.agentVersion),
+      host: withoutNul(reported.host), displayHost: withoutNul(reported.displayHost), userAgent: withoutNul(reported.userAgent),
+    };
     const now = this.clock.now();
     const runId = randomBytes(18).toString('base64url');
     const made = await this.db.transaction(async (c) => {
@@ -263,6 +275,7 @@ export class PgApplications implements ApplicationCatalog, AgentRuns {
 
   async updateApplication(id: number, changes: ApplicationChanges): Promise<Application> {
     const name = checkedApplicationChanges(changes);
+    if (name !== undefined) refuseNul(name, 'an application name');
     const updated = await this.db.transaction(async (c) => {
       const row = (await c.query<AppRow>(`SELECT ${APP_COLUMNS} FROM applications WHERE id = $1 FOR UPDATE`, [id])).rows[0];
       if (!row) throw new ApplicationNotFoundError(id);
@@ -294,12 +307,13 @@ export class PgApplications implements ApplicationCatalog, AgentRuns {
   }
 
   async whileApplicationExists<T>(id: number, work: (app: Application) => Promise<T>): Promise<T> {
-    // The row held FOR SHARE: a deletion on any node waits for `work`, and `work` never sees a deleted application.
-    return this.db.transaction(async (c) => {
-      const row = (await c.query<AppRow>(`SELECT ${APP_COLUMNS} FROM applications WHERE id = $1 FOR SHARE`, [id])).rows[0];
+    // The row held FOR UPDATE: a deletion, or the same call, on any node waits for `work`, and `work`
+    // never sees a deleted application (nor two of them the state before the other's change).
+    return this.existing.run(() => this.db.transaction(async (c) => {
+      const row = (await c.query<AppRow>(`SELECT ${APP_COLUMNS} FROM applications WHERE id = $1 FOR UPDATE`, [id])).rows[0];
       if (!row) throw new ApplicationNotFoundError(id);
       return work(appOf(row));
-    });
+    }));
   }
 
   holdRun(runId: string): () => void {
