@@ -29,6 +29,15 @@ export interface EntityRows<T extends StoredEntity> {
   watch?(changed: () => Promise<void>): void;
 }
 
+/**
+ * Thrown by `EntityRows.insert` when the id `nextId()` gave was taken meanwhile by another process
+ * sharing the rows; the collection builds the entity again with the next id.
+ */
+export class EntityIdTakenError extends Error {}
+
+/** How many times a create is built again after its id was taken. */
+const ID_RETRIES = 5;
+
 /** Entity names: 1 to 255 characters once trimmed (domain/entity-name.ts). `kind` names the entity in the RangeError. */
 export function checkedEntityName(input: string, kind: string): string {
   const name = entityName(input);
@@ -78,10 +87,17 @@ export class EntityCollection<T extends StoredEntity> {
   /** Creates the entity `build` makes with the next id; `build` runs under the lock and may refuse (throw). */
   create(build: (id: number) => T): Promise<T> {
     return this.mutex.run(async () => {
-      const entity = build(this.rows.nextId());
-      await this.rows.insert(entity);
-      this.byId.set(entity.id, entity);
-      return entity;
+      for (let attempt = 1; ; attempt++) {
+        const entity = build(this.rows.nextId());
+        try {
+          await this.rows.insert(entity);
+        } catch (error) {
+          if (error instanceof EntityIdTakenError && attempt < ID_RETRIES) continue;
+          throw error;
+        }
+        this.byId.set(entity.id, entity);
+        return entity;
+      }
     });
   }
 

@@ -3,7 +3,7 @@ import type { Clock } from '../../clock.js';
 import { DEFAULT_BROWSER_MONITORING_SETTINGS, DEFAULT_MOBILE_AGENT_SETTINGS, type BrowserMonitoringSettings, type MobileAgentSettings } from '../../domain/agent-settings/model.js';
 import { applySettingsPatch, type SettingsPatch } from '../../domain/agent-settings/validation.js';
 import { BrowserApplications, browserSettingsOf, type BrowserApplication } from '../browser-applications.js';
-import type { EntityRows, StoredEntity } from '../entities/entity-collection.js';
+import { EntityIdTakenError, type EntityRows, type StoredEntity } from '../entities/entity-collection.js';
 import type { EntityStores } from '../entity-stores.js';
 import { KeyTransactions, type KeyTransaction } from '../key-transactions.js';
 import { MobileApplications, type MobileApplication } from '../mobile-applications.js';
@@ -47,10 +47,12 @@ export const APPLICATION_ENTITY_KINDS = [KEY_TRANSACTIONS.name, BROWSER_APPLICAT
 const TOPIC = 'entities';
 
 /**
- * An entity store's rows in PostgreSQL, shared by every node. Ids come from the kind's sequence:
- * `nextId()` is synchronous, so each node holds one id drawn ahead and draws the next after using
- * it; ids stay unique across nodes and are never reused (a node's unused id is a gap). A write
- * notifies the other nodes, whose collections read the kind again.
+ * An entity store's rows in PostgreSQL, shared by every node. `nextId()` is synchronous: it is one
+ * above the highest id handed out as this node last saw it (`entity_high`, written with each
+ * insert), so ids are as dense as the embedded store's and never reused; when another node took
+ * that id meanwhile, the insert conflicts, the node reads the highest again and the collection
+ * builds the entity with the next one. A write notifies the other nodes, whose collections read
+ * the kind again.
  */
 export class PgEntityRows<T extends StoredEntity> implements EntityRows<T> {
   private reserved = 0;
@@ -58,18 +60,21 @@ export class PgEntityRows<T extends StoredEntity> implements EntityRows<T> {
 
   private constructor(private readonly db: PostgresDatabase, private readonly kind: EntityKind<T>, feed: PgChangeFeed) {
     feed.on(`${TOPIC}.${kind.name}`, async () => {
+      await this.readHighest();
       await this.changed?.();
     });
   }
 
   static async open<T extends StoredEntity>(db: PostgresDatabase, kind: EntityKind<T>, feed: PgChangeFeed): Promise<PgEntityRows<T>> {
     const rows = new PgEntityRows(db, kind, feed);
-    await rows.draw();
+    await rows.readHighest();
     return rows;
   }
 
-  private async draw(): Promise<void> {
-    this.reserved = (await this.db.pool.query<{ id: number }>(`SELECT nextval('${this.kind.name}_ids')::int AS id`)).rows[0]!.id;
+  /** The next id is above the highest any node handed out. */
+  private async readHighest(): Promise<void> {
+    const highest = (await this.db.pool.query<{ highest: number }>('SELECT highest FROM entity_high WHERE kind = $1', [this.kind.name])).rows[0]?.highest ?? 0;
+    this.reserved = Math.max(this.reserved, highest + 1);
   }
 
   watch(changed: () => Promise<void>): void {
@@ -91,9 +96,22 @@ export class PgEntityRows<T extends StoredEntity> implements EntityRows<T> {
       await c.query('INSERT INTO entities (kind, id, account_id, app_id, body, name) VALUES ($1, $2, $3, $4, $5, $6)', [
         this.kind.name, entity.id, entity.accountId, this.kind.appIdOf(entity), JSON.stringify(entity), nameOf(entity),
       ]);
+      // Taken by another node since this one read the highest (even if that entity is deleted): conflict.
+      const recorded = await c.query(
+        `INSERT INTO entity_high VALUES ($1, $2) ON CONFLICT (kind) DO UPDATE SET highest = EXCLUDED.highest
+         WHERE entity_high.highest < EXCLUDED.highest RETURNING highest`,
+        [this.kind.name, entity.id],
+      );
+      if (recorded.rowCount === 0) throw new EntityIdTakenError(`${this.kind.display} id ${entity.id} was taken by another node`);
       await notifyChange(c, `${TOPIC}.${this.kind.name}`);
-    }).catch((error: unknown) => this.refusal(error, entity));
-    if (entity.id === this.reserved) await this.draw();
+    }).catch(async (error: unknown) => {
+      if (error instanceof EntityIdTakenError || (error as { constraint?: string }).constraint === 'entities_pkey') {
+        await this.readHighest();
+        throw error instanceof EntityIdTakenError ? error : new EntityIdTakenError(`${this.kind.display} id ${entity.id} was taken by another node`);
+      }
+      return this.refusal(error, entity);
+    });
+    this.reserved = Math.max(this.reserved, entity.id + 1);
   }
 
   async update(entity: T): Promise<void> {

@@ -258,4 +258,23 @@ CREATE UNIQUE INDEX entities_name ON entities (kind, account_id, name);
 CREATE UNIQUE INDEX entities_browser_side ON entities (app_id) WHERE kind = 'browser_applications' AND app_id IS NOT NULL;
 `,
   },
+  {
+    version: 9,
+    name: 'entity ids: the highest handed out per kind, instead of sequences drawn ahead',
+    sql: `
+-- A node hands out the next id above the highest (so ids are as dense as the embedded store's) and
+-- records it in the transaction of the insert; another node that took it meanwhile makes the insert
+-- conflict, and the node takes the next. Deleted entities' ids stay counted, so none is reused.
+CREATE TABLE entity_high (kind TEXT PRIMARY KEY, highest INTEGER NOT NULL);
+INSERT INTO entity_high
+  SELECT k.kind, greatest(
+    coalesce((SELECT max(id) FROM entities e WHERE e.kind = k.kind), 0),
+    CASE k.kind
+      WHEN 'key_transactions' THEN (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM key_transactions_ids)
+      WHEN 'mobile_applications' THEN (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM mobile_applications_ids)
+      ELSE (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM browser_applications_ids)
+    END)
+  FROM (VALUES ('key_transactions'), ('mobile_applications'), ('browser_applications')) AS k(kind);
+`,
+  },
 ];

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
+import type pg from 'pg';
 import type { Clock } from '../../../clock.js';
 import { DEFAULT_APM_AGENT_SETTINGS, type ApmAgentSettings } from '../../../domain/agent-settings/model.js';
 import { applySettingsPatch, validateApmAgentSettings, type SettingsPatch } from '../../../domain/agent-settings/validation.js';
@@ -229,29 +230,42 @@ export class PgApplications implements ApplicationCatalog, AgentRuns {
       const hosts: Host[] = [];
       const instances: Instance[] = [];
       for (const name of facts.appNames) {
-        // Found or created in one statement, whichever node's agent connects first; a language is taken once.
-        const app = appOf((await c.query<AppRow>(
+        // Found, else created: an INSERT only when there is none, so identities advance only for new
+        // rows and ids come out as dense as the embedded catalog's. ON CONFLICT covers another node
+        // creating the same row in between. A language is taken once.
+        const app = appOf(await findOrCreate(c,
+          `SELECT ${APP_COLUMNS} FROM applications WHERE account_id = $1 AND agent_name = $2`, [accountId, name],
           `INSERT INTO applications (account_id, name, agent_name, language, apdex_t, end_user_apdex_t, enable_real_user_monitoring, use_server_side_config, created_at)
-           VALUES ($1, $2, $2, $3, $4, $5, false, false, $6)
-           ON CONFLICT (account_id, agent_name) DO UPDATE SET language = coalesce(applications.language, EXCLUDED.language)
-           RETURNING ${APP_COLUMNS}`,
+           VALUES ($1, $2, $2, $3, $4, $5, false, false, $6) ON CONFLICT (account_id, agent_name) DO NOTHING RETURNING ${APP_COLUMNS}`,
           [accountId, name, facts.language, DEFAULT_APDEX_T, DEFAULT_END_USER_APDEX_T, now],
-        )).rows[0]!);
+          (row: AppRow) => (row.language === null && facts.language !== null
+            ? c.query<AppRow>(`UPDATE applications SET language = $2 WHERE id = $1 RETURNING ${APP_COLUMNS}`, [row.id, facts.language]).then((r) => r.rows[0]!)
+            : row),
+        ));
         apps.push(app);
         if (targets.some((t) => t.appId === app.id)) continue;
-        const host = hostOf((await c.query<HostRow>(
+        const host = hostOf(await findOrCreate(c,
+          'SELECT id, account_id, app_id, name FROM hosts WHERE app_id = $1 AND name = $2', [app.id, facts.host],
           `INSERT INTO hosts (account_id, app_id, name, display_name, created_at) VALUES ($1, $2, $3, $4, $5)
-           ON CONFLICT (app_id, name) DO UPDATE SET name = EXCLUDED.name RETURNING id, account_id, app_id, name`,
+           ON CONFLICT (app_id, name) DO NOTHING RETURNING id, account_id, app_id, name`,
           [accountId, app.id, facts.host, facts.displayHost, now],
-        )).rows[0]!);
-        const instance = instanceOf((await c.query<InstanceRow>(
+        ));
+        // The same process (host, pid, port) reconnecting is the same instance; its agent version and
+        // when it was heard from follow the latest connect.
+        const instance = instanceOf(await findOrCreate(c,
+          `SELECT id, account_id, app_id, host_id, pid, port, agent_version FROM instances
+           WHERE host_id = $1 AND coalesce(pid, -1) = coalesce($2::int, -1) AND coalesce(port, -1) = coalesce($3::int, -1)`,
+          [host.id, facts.pid, facts.port],
           `INSERT INTO instances (account_id, app_id, host_id, pid, port, language, agent_version, created_at, last_heard_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)
-           ON CONFLICT (host_id, (coalesce(pid, -1)), (coalesce(port, -1)))
-             DO UPDATE SET agent_version = EXCLUDED.agent_version, last_heard_at = greatest(instances.last_heard_at, EXCLUDED.last_heard_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) ON CONFLICT (host_id, (coalesce(pid, -1)), (coalesce(port, -1))) DO NOTHING
            RETURNING id, account_id, app_id, host_id, pid, port, agent_version`,
           [accountId, app.id, host.id, facts.pid, facts.port, facts.language, facts.agentVersion, now],
-        )).rows[0]!);
+          (row: InstanceRow) => c.query<InstanceRow>(
+            `UPDATE instances SET agent_version = $2, last_heard_at = greatest(last_heard_at, $3) WHERE id = $1
+             RETURNING id, account_id, app_id, host_id, pid, port, agent_version`,
+            [row.id, facts.agentVersion, now],
+          ).then((r) => r.rows[0]!),
+        ));
         hosts.push(host);
         instances.push(instance);
         targets.push({ appId: app.id, hostId: host.id, instanceId: instance.id });
@@ -451,4 +465,24 @@ export class PgApplications implements ApplicationCatalog, AgentRuns {
     await this.loadRuns();
     return result;
   }
+}
+
+/**
+ * The row `select` finds (passed through `existing` when given), else the one `insert` makes; when
+ * another transaction inserted it in between (the insert conflicts and returns nothing), the one it made.
+ */
+async function findOrCreate<R extends pg.QueryResultRow>(
+  c: pg.PoolClient,
+  select: string,
+  selectParams: unknown[],
+  insert: string,
+  insertParams: unknown[],
+  existing?: (row: R) => R | Promise<R>,
+): Promise<R> {
+  const found = (await c.query<R>(select, selectParams)).rows[0];
+  if (found) return existing ? existing(found) : found;
+  const made = (await c.query<R>(insert, insertParams)).rows[0];
+  if (made) return made;
+  const raced = (await c.query<R>(select, selectParams)).rows[0]!;
+  return existing ? existing(raced) : raced;
 }
