@@ -28,6 +28,8 @@ Options (serve, demo):
   --port <n>               HTTP API port             (TIMESLICE_PORT, default 3000)
   --collector-port <n>     HTTPS collector port      (TIMESLICE_COLLECTOR_PORT, default 3443)
   --data <dir>             data directory            (TIMESLICE_DATA, default ./data; demo: ./demo-data)
+  --store <engine>         duckdb, or clickhouse://host:8123/database[?cluster=name] for timeslices,
+                           events and traces on ClickHouse (TIMESLICE_STORE; docs/scale-out.md)
 Options (demo):
   --duration <seconds>     how long to drive traffic (default 150; 0 = until interrupted)
 
@@ -53,6 +55,7 @@ const SERVE_OPTIONS = {
   port: { type: 'string' },
   'collector-port': { type: 'string' },
   data: { type: 'string' },
+  store: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 

@@ -156,6 +156,11 @@ export abstract class SqlDialect {
     return `(${exprSqls.map(text).join(', ')}) IN (${tupleSqls.map((t) => `(${t.map(text).join(', ')})`).join(', ')})`;
   }
 
+  /** `CASE key WHEN v THEN r … END`: the value of the first entry whose bound value equals the key, else NULL. */
+  caseOf(keySql: string, entries: readonly (readonly [valueSql: string, resultSql: string])[]): string {
+    return `CASE ${keySql} ${entries.map(([v, r]) => `WHEN ${v} THEN ${r}`).join(' ')} END`;
+  }
+
   /** A JSON object text from key/value SQL pairs (row listings). Keys are bound. */
   jsonObject(_pairs: readonly (readonly [keySql: string, valueSql: string])[]): string {
     return this.missing('JSON objects');

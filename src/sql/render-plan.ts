@@ -334,7 +334,7 @@ function renderRow(expr: RowExpr, scope: Scope): string {
     case 'lookup': {
       if (expr.entries.length === 0) return scope.dialect.nullOf('string');
       const key = renderRow(expr.expr, scope);
-      return `CASE ${key} ${expr.entries.map(([id, text]) => `WHEN ${scope.bind(id)} THEN ${scope.bind(text)}`).join(' ')} END`;
+      return scope.dialect.caseOf(key, expr.entries.map(([id, text]) => [scope.bind(id), scope.bind(text)] as const));
     }
     case 'cases': {
       const whens = expr.cases.map((c) => `WHEN ${renderPredicate(c.when, scope)} THEN ${renderRow(c.then, scope)}`);
