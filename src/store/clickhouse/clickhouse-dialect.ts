@@ -62,8 +62,12 @@ export class ClickHouseDialect extends SqlDialect {
       }
       // The discrete quantile (the smallest value with at least a fraction q of the values at or
       // below it), as the reference executor defines it; quantileExact picks another position.
-      case 'quantiles':
-        return `arrayMap(q -> arrayElement(arraySort(groupArray(${arg})), toUInt64(greatest(1, ceil(count(${arg}) * q)))), ${context.fractionsSql})`;
+      // One element per fraction (18.16 reads no column a lambda names); none without values.
+      case 'quantiles': {
+        const fractions = context.fractions ?? [];
+        const item = (q: number) => `arrayElement(arraySort(groupArray(${arg})), toUInt64(greatest(1, ceil(count(${arg}) * ${literal({ doubles: [q] }).slice(1, -1)}))))`;
+        return `arraySlice([${fractions.map(item).join(', ')}], 1, if(count(${arg}) = 0, 0, ${fractions.length}))`;
+      }
       default: return assertNever(fn);
     }
   }
@@ -133,17 +137,29 @@ export class ClickHouseDialect extends SqlDialect {
     return `(${exprs.map(text).join(', ')}) IN (${tuples.map((t) => `(${t.map(text).join(', ')})`).join(', ')})`;
   }
 
+  /**
+   * ClickHouse's IN is 0 (not NULL) for a NULL, and wants one type in its list: NULL is kept NULL,
+   * and a list mixing text and numbers compares as text.
+   */
+  override inList(expr: string, values: readonly string[], negated: boolean): string {
+    // A NULL literal has no type IN could compare (Nothing).
+    if (expr === 'NULL') return 'NULL';
+    const text = values.some((v) => v.startsWith("'")) && values.some((v) => !v.startsWith("'"));
+    const left = text ? `toString(${expr})` : expr;
+    const list = text ? values.map((v) => (v.startsWith("'") ? v : `toString(${v})`)) : values;
+    return `multiIf(${expr} IS NULL, NULL, ${left} ${negated ? 'NOT IN' : 'IN'} (${list.join(', ')}))`;
+  }
+
   override caseOf(key: string, entries: readonly (readonly [string, string])[]): string {
     return `CASE ${entries.map(([v, r]) => `WHEN ${key} = ${v} THEN ${r}`).join(' ')} END`;
   }
 
   /**
-   * The typed columns as `tuple([keys], tuple(values))`: the result format (JSONEachRow) writes it
-   * as `[[keys…], [values…]]` with each value in its own JSON type, and the executor zips it.
-   * 18.16 has no function that writes a JSON object.
+   * The typed columns as `tuple([keys], [JSON texts])` (18.16 has no function that writes a JSON
+   * object; texts, so branches of different columns share one type): the executor zips and parses it.
    */
   override jsonObject(pairs: readonly (readonly [keySql: string, valueSql: string])[]): string {
-    return `tuple([${pairs.map(([k]) => k).join(', ')}], tuple(${pairs.map(([, v]) => v).join(', ')}))`;
+    return `tuple([${pairs.map(([k]) => k).join(', ')}], [${pairs.map(([, v]) => this.jsonOfAny(v)).join(', ')}])`;
   }
 
   /** Any value's JSON text, by its SQL type (strings quoted and escaped, numbers as written). */

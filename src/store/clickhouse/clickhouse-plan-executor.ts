@@ -88,9 +88,10 @@ export class ClickHousePlanExecutor implements PlanExecutor {
       const [keys, typedValues] = row[2] as [string[], unknown[]];
       const typed = typedColumnsOf(eventType);
       keys.forEach((name, i) => {
-        const value = typedValues[i];
-        if (value === null || value === undefined) return;
-        attributes[name] = typed[name]?.kind === 'boolean' ? value === 1 || value === true : value;
+        const text = typedValues[i];
+        if (text === null || text === undefined) return;
+        const value = JSON.parse(text as string) as unknown;
+        attributes[name] = typed[name]?.kind === 'boolean' ? value === 1 : value;
       });
       rows[r] = { timeMs, values, eventType, attributes };
     }
@@ -104,8 +105,11 @@ export class ClickHousePlanExecutor implements PlanExecutor {
       await this.run(`SELECT ${this.dialect.regexFullMatch("''", this.dialect.placeholder(1, pattern))}`);
     } catch (error) {
       const message = (error as Error).message;
-      if (!/regexp|re2|pattern/i.test(message)) throw error;
-      refused = message.replace(/^.*?Exception: /s, '').replace(/, e\.what\(\) = .*$/s, '').trim();
+      if (!/re2/i.test(message)) throw error;
+      // "… cannot compile re2: ^(?:<pattern>)$, error: <RE2's message>. Look at …": RE2's message, about the pattern as written.
+      const wrapped = `^(?:${pattern})$`;
+      const said = /error: (.*?)\. Look at/s.exec(message)?.[1] ?? message;
+      refused = said.split(wrapped).join(pattern);
     }
     if (this.checkedPatterns.size >= CHECKED_PATTERNS) this.checkedPatterns.delete(this.checkedPatterns.keys().next().value!);
     this.checkedPatterns.set(pattern, refused);
