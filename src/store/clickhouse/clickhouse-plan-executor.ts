@@ -4,10 +4,10 @@ import { chooseResolution, type TimesliceCoverage } from '../../plan/resolution.
 import { renderAggregatePlan, renderRowsPlan, rowMapCount } from '../../sql/render-plan.js';
 import { mapInSlices, ROWS_PER_SLICE, yieldToEventLoop } from '../event-loop.js';
 import {
-  QueryTimeoutError, QueryTooDeepError,
+  QueryTimeoutError, QueryTooDeepError, StoreUnavailableError,
   type AggregateColumns, type PlainValue, type PlanExecutor, type QueryOptions, type RowsResult, type StoredRow,
 } from '../plan-executor.js';
-import type { ClickHouseConnection } from './clickhouse-connection.js';
+import { ClickHouseUnavailableError, type ClickHouseConnection } from './clickhouse-connection.js';
 import { clickhouseDialect } from './clickhouse-dialect.js';
 import { clickhouseSchema, typedColumnsOf } from './clickhouse-schema.js';
 
@@ -132,6 +132,7 @@ export class ClickHousePlanExecutor implements PlanExecutor {
       const message = (error as Error).message ?? '';
       if (timedOut || /TIMEOUT_EXCEEDED|Timeout exceeded/.test(message)) throw new QueryTimeoutError(options.timeoutMs ?? budgetMs ?? 0);
       if (/TOO_DEEP|too deep|max_ast_depth|AST is too (deep|big)/i.test(message)) throw new QueryTooDeepError(message);
+      if (error instanceof ClickHouseUnavailableError) throw new StoreUnavailableError(`The data store is unavailable: ${message}; try again shortly`);
       throw error;
     } finally {
       if (timer) clearTimeout(timer);
