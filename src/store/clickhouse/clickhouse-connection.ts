@@ -1,4 +1,4 @@
-import { createClient, type ClickHouseClient } from '@clickhouse/client';
+import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
 import { hostUrl, type ClickHouseConfig } from './clickhouse-config.js';
 
 /** The oldest ClickHouse release Timeslice's SQL is written for (Debian's package). */
@@ -43,6 +43,8 @@ export class ClickHouseConnection {
       request_timeout: 60_000,
       max_open_connections: 8,
       compression: { request: false, response: false },
+      // Failures reach the caller as errors (503s, a setup message); the client's own console log would repeat them.
+      log: { level: ClickHouseLogLevel.OFF },
     });
   }
 
