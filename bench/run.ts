@@ -91,6 +91,7 @@ const BENCHES: Record<string, (flags: Flags) => Promise<unknown>> = {
   'browser-beacons': async (flags) => (await import('./browser-beacons.js')).browserBeaconsBench(flags.values),
   graph: async (flags) => (await import('./graph.js')).graphBench(flags.values),
   alerts: async (flags) => (await import('./alerts.js')).alertsBench(flags.values),
+  'scale-out': async (flags) => (await import('./scale-out.js')).scaleOutBench(flags.values),
   'web-ui': async (flags) => {
     const { formatWebUiResult, webUiBench } = await import('./web-ui.js');
     const result = await webUiBench(flags.values);
