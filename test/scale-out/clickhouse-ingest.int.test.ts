@@ -84,6 +84,13 @@ describe('ingest into ClickHouse: acknowledged once stored, 503 while it is away
       });
       assert.equal(nrql.statusCode, 503);
       assert.match(nrql.json().error.title, /^The data store is unavailable: ClickHouse at http:\/\/127\.0\.0\.1:\d+ is unavailable/);
+      const graph = await ts.server.api.inject({
+        method: 'POST', url: '/graphql', headers: { 'api-key': TEST_API_KEY, 'content-type': 'application/json' },
+        payload: { query: '{ actor { account(id: 1) { nrql(query: "SELECT count(*) FROM Transaction SINCE 1 hour ago") { results } } } }' },
+      });
+      const error = graph.json().errors[0];
+      assert.equal(error.extensions.errorClass, 'SERVER_ERROR');
+      assert.match(error.message, /^The data store is unavailable: ClickHouse at/);
     } finally {
       await clickhouse.resume();
     }
