@@ -18,6 +18,11 @@ export interface DataEngine {
   readonly traces: TraceStore;
   /** Whether rows of `table` (a `store/tables.ts` name) are stored here. */
   holds(table: string): boolean;
+  /**
+   * The application's change tracking events (`ChangeTrackingEvent` and `Deployment` custom events)
+   * as stored: time and attribute JSON text. Deployments look one up by id here (REST show, DELETE).
+   */
+  changeTrackingEvents(accountId: number, appId: number): Promise<{ readonly timeMs: number; readonly attributes: string }[]>;
   /** The catalog's metric index, once loaded (retention keeps key metrics by name). */
   useMetricIndex(metrics: MetricIndex): void;
   /** Starts rollups and retention on a timer. */

@@ -70,6 +70,21 @@ describe('ingest into ClickHouse: acknowledged once stored, 503 while it is away
     assert.deepEqual(data.json().metric_data.metrics[0].timeslices[0].values, { call_count: 8, average_response_time: 250 });
   });
 
+  it('records deployments as events in ClickHouse: REST lists them, deletes one by id, and lists it no more', async () => {
+    const apps = (await rest(ts, 'GET', '/v2/applications.json')).json().applications as { id: number; name: string }[];
+    const app = apps.find((a) => a.name === 'ch-ingest')!;
+    const created = await rest(ts, 'POST', `/v2/applications/${app.id}/deployments.json`, { body: { deployment: { revision: 'r-1', user: 'ann' } } });
+    assert.equal(created.status, 201, created.text);
+    const id = created.json().deployment.id as number;
+    assert.equal(await count(`SELECT count() FROM ${db}.custom_events WHERE event_type = 'Deployment' AND app_id = ${app.id}`), 1);
+    const listed = await rest(ts, 'GET', `/v2/applications/${app.id}/deployments.json`);
+    assert.deepEqual((listed.json().deployments as { id: number; revision: string }[]).map((d) => [d.id, d.revision]), [[id, 'r-1']]);
+    const deleted = await rest(ts, 'DELETE', `/v2/applications/${app.id}/deployments/${id}.json`);
+    assert.equal(deleted.status, 200, deleted.text);
+    assert.equal((await rest(ts, 'DELETE', `/v2/applications/${app.id}/deployments/${id}.json`)).status, 404);
+    assert.deepEqual((await rest(ts, 'GET', `/v2/applications/${app.id}/deployments.json`)).json().deployments, []);
+  });
+
   it('answers 503 while ClickHouse is stopped (agents keep the data), readers get a 503 naming it, and the resent payload is stored once', async () => {
     const agent = await connectApp(ts, 'ch-outage', 'h2');
     const second = MINUTE + 60_000;

@@ -1,6 +1,8 @@
 import type { Clock } from '../../clock.js';
 import type { DataEngine, DataEngineStatus } from '../data-engine.js';
+import { CHANGE_TRACKING_EVENT_TYPE, DEPLOYMENT_EVENT_TYPE } from '../deployments.js';
 import type { MetricIndex } from '../metric-index.js';
+import { numberLiteral, stringLiteral } from './clickhouse-dialect.js';
 import { DEFAULT_UPKEEP, type UpkeepOptions, type UpkeepReport } from '../store.js';
 import { ClickHouseBatchWriter } from './clickhouse-batch-writer.js';
 import { parseClickHouseUrl } from './clickhouse-config.js';
@@ -47,6 +49,15 @@ export class ClickHouseDataEngine implements DataEngine {
 
   holds(table: string): boolean {
     return DATA_TABLE_NAMES.has(table);
+  }
+
+  async changeTrackingEvents(accountId: number, appId: number): Promise<{ timeMs: number; attributes: string }[]> {
+    const n = (v: number) => numberLiteral(Math.trunc(v));
+    const rows = await this.db.main.rows(
+      `SELECT "timestamp", "attrs" FROM "custom_events" WHERE "account_id" = ${n(accountId)} AND "app_id" = ${n(appId)}`
+      + ` AND "event_type" IN (${stringLiteral(CHANGE_TRACKING_EVENT_TYPE)}, ${stringLiteral(DEPLOYMENT_EVENT_TYPE)})`,
+    );
+    return rows.map(([ms, attrs]) => ({ timeMs: Number(ms), attributes: String(attrs) }));
   }
 
   useMetricIndex(metrics: MetricIndex): void {

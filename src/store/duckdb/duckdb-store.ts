@@ -116,7 +116,7 @@ export class DuckDbStore implements Store {
       });
       // Instances expired before a restart come back from metric_presence: fold them again.
       catalog.retireForgottenInstances();
-      const deployments = new Deployments(new DuckDbChangeTrackingRecords(db, writer), clock);
+      const deployments = new Deployments(new DuckDbChangeTrackingRecords(db, writer, data), clock);
       const compactor = new TimesliceCompactor(db, clock, options.compaction, storeMaintenance);
       upkeep = await TimesliceUpkeep.load(db, clock, options.upkeep, storeMaintenance);
       return new DuckDbStore(
