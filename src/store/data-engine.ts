@@ -23,6 +23,11 @@ export interface DataEngine {
    * as stored: time and attribute JSON text. Deployments look one up by id here (REST show, DELETE).
    */
   changeTrackingEvents(accountId: number, appId: number): Promise<{ readonly timeMs: number; readonly attributes: string }[]>;
+  /**
+   * The catalog deleted application `appId`: its rows go too, in the background (a ClickHouse
+   * mutation); `close()` waits for it. Ids are never reused, so rows it could not reach are unread.
+   */
+  forgetApplication(appId: number): void;
   /** The catalog's metric index, once loaded (retention keeps key metrics by name). */
   useMetricIndex(metrics: MetricIndex): void;
   /** Starts rollups and retention on a timer. */

@@ -114,6 +114,16 @@ describe('ingest into ClickHouse: acknowledged once stored, 503 while it is away
     assert.equal(await count(`SELECT sum(call_count) FROM ${db}.timeslices WHERE ts = ${second}`), 5);
   });
 
+  it('deleting an application deletes its rows in ClickHouse', async () => {
+    const agent = await connectApp(ts, 'ch-doomed', 'h9');
+    assert.equal((await invoke(ts.server, { query: agentQuery('metric_data', TEST_LICENSE_KEY, agent.runId), body: metricData(agent.runId, MINUTE, 2) })).status, 200);
+    const id = ts.server.catalog.run(agent.runId)!.targets[0]!.appId;
+    assert.equal(await count(`SELECT count() FROM ${db}.timeslices WHERE app_id = ${id}`), 1);
+    // What REST's DELETE and the graph's mutation call (REST refuses while the application reports).
+    await ts.server.catalog.deleteApplication(id);
+    await waitFor('the application\'s rows to go', async () => (await count(`SELECT count() FROM ${db}.timeslices WHERE app_id = ${id}`)) === 0);
+  });
+
   it('takes back a batch whose second INSERT failed: none of its rows stay, and the writer goes on', async () => {
     const at = MINUTE + 5 * 60_000;
     const good = new Rows(TIMESLICES);

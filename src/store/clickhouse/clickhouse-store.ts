@@ -8,7 +8,7 @@ import { ClickHouseBatchWriter } from './clickhouse-batch-writer.js';
 import { parseClickHouseUrl } from './clickhouse-config.js';
 import { ClickHouseDatabase } from './clickhouse-database.js';
 import { ClickHousePlanExecutor } from './clickhouse-plan-executor.js';
-import { DATA_TABLE_NAMES } from './clickhouse-schema.js';
+import { DATA_TABLE_NAMES, HOURLY_TABLE } from './clickhouse-schema.js';
 import { ClickHouseTraceStore } from './clickhouse-traces.js';
 import { ClickHouseUpkeep } from './clickhouse-upkeep.js';
 
@@ -23,6 +23,8 @@ export interface ClickHouseStoreOptions {
 /** Timeslices, events and traces on a ClickHouse server or cluster: the data half of a composed store. */
 export class ClickHouseDataEngine implements DataEngine {
   readonly engine = 'clickhouse' as const;
+  /** Deletions of deleted applications' rows, one after another. */
+  private deleting: Promise<void> = Promise.resolve();
 
   private constructor(
     readonly db: ClickHouseDatabase,
@@ -60,6 +62,13 @@ export class ClickHouseDataEngine implements DataEngine {
     return rows.map(([ms, attrs]) => ({ timeMs: Number(ms), attributes: String(attrs) }));
   }
 
+  forgetApplication(appId: number): void {
+    const tables = [...DATA_TABLE_NAMES, HOURLY_TABLE];
+    this.deleting = this.deleting.then(async () => {
+      for (const table of tables) await this.db.onEveryHost(table, (local) => `ALTER TABLE ${local} DELETE WHERE "app_id" = ${numberLiteral(Math.trunc(appId))}`);
+    }).catch(() => undefined);
+  }
+
   useMetricIndex(metrics: MetricIndex): void {
     this.upkeep.useMetricIndex(metrics);
   }
@@ -79,6 +88,7 @@ export class ClickHouseDataEngine implements DataEngine {
   async close(): Promise<void> {
     await this.upkeep.stop();
     await this.writer.close();
+    await this.deleting;
     await this.db.close();
   }
 }

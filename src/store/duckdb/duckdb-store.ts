@@ -110,7 +110,7 @@ export class DuckDbStore implements Store {
       const storeMaintenance = new Mutex();
       const entities = await loadDuckDbEntityStores(db, clock);
       // Deleting an application deletes its key transactions and browser side from these stores too.
-      const dependents = [entities.keyTransactions, entities.browserApplications];
+      const dependents = [entities.keyTransactions, entities.browserApplications, ...(data ? [data] : [])];
       const catalog = await DuckDbCatalog.load(db, clock, {
         metrics, storeMaintenance, dependents, ...(options.expiry ? { expiry: options.expiry } : {}),
       });
