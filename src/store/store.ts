@@ -115,6 +115,9 @@ export interface StoreStatus {
 /** The store's files are held by another process (DuckDB allows one process per file). */
 export class StoreLockedError extends Error {}
 
+/** The configured store cannot be used: unreachable, too old, misconfigured. The message names what is wrong. */
+export class StoreSetupError extends Error {}
+
 /**
  * Everything the surfaces get from storage, whichever engine holds it: plans are read through
  * `executor`, ingest appends through `writer`, and the catalog, metric index, entity stores and

@@ -1,11 +1,12 @@
+import { StoreSetupError } from '../store.js';
 import { redact, type ClickHouseConfig } from './clickhouse-config.js';
 import { ClickHouseConnection, ClickHouseUnavailableError, OLDEST_VERSION } from './clickhouse-connection.js';
 import {
   HOURLY_COLUMNS_STORED, HOURLY_TABLE, MAINTENANCE_COLUMNS, MAINTENANCE_TABLE, mergeTreeClause, STORED_TABLES, type StoredColumn,
 } from './clickhouse-schema.js';
 
-/** ClickHouse is reachable but not usable as configured (too old, a missing cluster…); the message says what. */
-export class ClickHouseSetupError extends Error {}
+/** ClickHouse cannot be used as configured (unreachable, too old, a missing cluster…); the message says what. */
+export class ClickHouseSetupError extends StoreSetupError {}
 
 /**
  * The ClickHouse side of a store: a connection to the first host (reads and inserts) and one per
@@ -37,7 +38,10 @@ export class ClickHouseDatabase {
         try {
           version = await host.version();
         } catch (error) {
-          if (error instanceof ClickHouseUnavailableError) throw new ClickHouseSetupError(`TIMESLICE_STORE ${redact(url)}: cannot reach ClickHouse at ${host.url}: ${(error as Error).message}`);
+          if (error instanceof ClickHouseUnavailableError) {
+            const reason = error.message.replace(/^ClickHouse at \S+ is unavailable \([^)]*\): /, '');
+            throw new ClickHouseSetupError(`TIMESLICE_STORE ${redact(url)}: cannot reach ClickHouse at ${host.url}: ${reason}`);
+          }
           throw new ClickHouseSetupError(`TIMESLICE_STORE ${redact(url)}: ClickHouse at ${host.url} refused the connection: ${(error as Error).message}`);
         }
         const [major = 0, minor = 0] = version;
