@@ -70,6 +70,25 @@ describe('ingest into ClickHouse: acknowledged once stored, 503 while it is away
     assert.deepEqual(data.json().metric_data.metrics[0].timeslices[0].values, { call_count: 8, average_response_time: 250 });
   });
 
+  it('4000 metric names in one payload: stored, and a FACET and a LIKE over them (4000 ids as literals) answered', async () => {
+    const agent = await connectApp(ts, 'ch-many-names', 'h3');
+    const names = Array.from({ length: 4000 }, (_, i) => `Custom/a/rather/long/metric/name/to/fill/the/statement/number/${String(i).padStart(5, '0')}`);
+    const body = [agent.runId, MINUTE / 1000, (MINUTE + 60_000) / 1000, names.map((name, i) => [{ name }, [i + 1, 1, 1, 1, 1, 1]])];
+    assert.equal((await invoke(ts.server, { query: agentQuery('metric_data', TEST_LICENSE_KEY, agent.runId), body })).status, 200);
+    const nrql = await ts.server.api.inject({
+      method: 'POST', url: '/timeslice/v1/nrql', headers: { 'x-api-key': TEST_API_KEY, 'content-type': 'application/json' },
+      payload: { query: `SELECT count(newrelic.timeslice.value) FROM Metric WHERE appName = 'ch-many-names' FACET metricTimesliceName SINCE ${MINUTE} UNTIL ${MINUTE + 60_000} LIMIT 2` },
+    });
+    assert.equal(nrql.statusCode, 200, nrql.body.slice(0, 500));
+    assert.deepEqual(nrql.json().results.map((r: { facet: string; count: number }) => [r.facet, r['count.newrelic.timeslice.value' as 'count']]), [[names[3999], 4000], [names[3998], 3999]]);
+    const like = await ts.server.api.inject({
+      method: 'POST', url: '/timeslice/v1/nrql', headers: { 'x-api-key': TEST_API_KEY, 'content-type': 'application/json' },
+      payload: { query: `SELECT sum(newrelic.timeslice.value) AS s FROM Metric WHERE metricTimesliceName LIKE 'Custom/a/rather/%' SINCE ${MINUTE} UNTIL ${MINUTE + 60_000}` },
+    });
+    assert.equal(like.statusCode, 200, like.body.slice(0, 500));
+    assert.deepEqual(like.json().results, [{ s: 4000 }]);
+  });
+
   it('records deployments as events in ClickHouse: REST lists them, deletes one by id, and lists it no more', async () => {
     const apps = (await rest(ts, 'GET', '/v2/applications.json')).json().applications as { id: number; name: string }[];
     const app = apps.find((a) => a.name === 'ch-ingest')!;

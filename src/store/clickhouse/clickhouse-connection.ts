@@ -22,8 +22,17 @@ function wrap(error: unknown, what: string, url: string): Error {
   return error as Error;
 }
 
-/** Settings every statement runs with: numbers as JSON numbers (Int64 and UInt64 included). */
-const READ_SETTINGS = { output_format_json_quote_64bit_integers: 0 } as const;
+/**
+ * Settings every read runs with: numbers as JSON numbers (Int64 and UInt64 included); and room for
+ * the literals the dialect writes where other engines bind parameters (a condition on metric names
+ * becomes an IN list of their ids: ClickHouse allows 256 KiB of SQL and 50,000 AST elements by default).
+ */
+const READ_SETTINGS = {
+  output_format_json_quote_64bit_integers: 0,
+  max_query_size: String(16 * 1024 * 1024),
+  max_ast_elements: '2000000',
+  max_expanded_ast_elements: '2000000',
+} as const;
 
 /**
  * One ClickHouse server over HTTP (`@clickhouse/client`): statements as text (the dialect renders
