@@ -92,6 +92,7 @@ const BENCHES: Record<string, (flags: Flags) => Promise<unknown>> = {
   graph: async (flags) => (await import('./graph.js')).graphBench(flags.values),
   alerts: async (flags) => (await import('./alerts.js')).alertsBench(flags.values),
   'scale-out': async (flags) => (await import('./scale-out.js')).scaleOutBench(flags.values),
+  'clickhouse-rollups': async (flags) => (await import('./clickhouse-rollups.js')).clickhouseRollupsBench(flags.values),
   'web-ui': async (flags) => {
     const { formatWebUiResult, webUiBench } = await import('./web-ui.js');
     const result = await webUiBench(flags.values);
