@@ -194,10 +194,17 @@ export function stringLiteral(text: string): string {
   return `'${text.replace(/[\\'\u0000-\u001f]/g, (c) => (c === '\\' || c === "'" ? `\\${c}` : `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`))}'`;
 }
 
+/** 2^-537: a denormal is its integer multiple of 2^-1074 times this twice (each product exact). */
+const HALF_DENORMAL_SCALE = 2 ** -537;
+
 /** A number as ClickHouse reads it back exactly: whole numbers as integers, others in JavaScript's shortest form. */
 export function numberLiteral(value: number): string {
   if (Number.isNaN(value)) return 'nan';
   if (!Number.isFinite(value)) return value > 0 ? 'inf' : '-inf';
+  // ClickHouse's parser refuses denormal literals (5e-324 is a syntax error): built from normal ones.
+  if (value !== 0 && Math.abs(value) < 2.2250738585072014e-308) {
+    return `(${value / 2 ** -1074} * ${HALF_DENORMAL_SCALE} * ${HALF_DENORMAL_SCALE})`;
+  }
   const text = Number.isInteger(value) && Math.abs(value) < 2 ** 63 ? BigInt(value).toString() : String(value);
   return value < 0 || Object.is(value, -0) ? `(${text.startsWith('-') ? text : `-${text}`})` : text;
 }
