@@ -98,6 +98,14 @@ describe('a two-shard ClickHouse cluster answers as the embedded DuckDB store do
     await cluster?.stop();
   });
 
+  it('refuses to start on a cluster the servers do not know, naming it', async () => {
+    const [a, b] = cluster.shards;
+    await assert.rejects(
+      startTestServer({ TIMESLICE_STORE: `clickhouse://127.0.0.1:${a!.httpPort},127.0.0.1:${b!.httpPort}/cl?cluster=nope` }),
+      (e: Error) => e.message === `ClickHouse at http://127.0.0.1:${a!.httpPort} has no cluster 'nope' in its remote_servers`,
+    );
+  });
+
   it('spreads the rows over both shards through the Distributed tables', async () => {
     const [a, b] = cluster.shards;
     const perShard = [await shardCount(a!, 'timeslices'), await shardCount(b!, 'timeslices')];
