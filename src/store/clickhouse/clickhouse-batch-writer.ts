@@ -14,7 +14,8 @@ interface PendingWrite {
 const ANNOUNCED_WAIT_MS = 10;
 
 /**
- * Group commit into ClickHouse: the writes that arrived meanwhile become one INSERT per table,
+ * Group commit into ClickHouse: the writes that arrived meanwhile become one INSERT per table
+ * (RowBinary: numbers exactly as sent),
  * each row tagged with the batch's id. `write()` resolves once every INSERT of its batch returned
  * (ClickHouse has the rows; on a Distributed table on every shard: insert_distributed_sync=1).
  *
@@ -149,7 +150,9 @@ export class ClickHouseBatchWriter implements BatchWriter {
       for (const [name, list] of byTable) {
         attempted.push(name);
         const table = STORED_BY_NAME.get(name)!;
-        await this.db.main.insert(name, list.flatMap((rows) => rowObjects(table, rows, id)));
+        const data = new BinaryWriter();
+        for (const rows of list) rowBinary(table, rows, id, data);
+        await this.db.main.insertRowBinary(name, data.take());
       }
     } catch (error) {
       this.undo.push({ batch: id, tables: attempted });
@@ -159,24 +162,92 @@ export class ClickHouseBatchWriter implements BatchWriter {
   }
 }
 
-/** Rows as JSONEachRow objects of the stored table: maps merged with their arrays, booleans as 0/1, the batch id. */
-export function rowObjects(table: StoredTable, rows: Rows, batch: string): Record<string, unknown>[] {
-  const columns = table.description.columns;
-  const maps = table.description.attributeMaps ?? [];
-  const mapIndexes = maps.map((m) => columns.findIndex((c) => c.name === m));
-  const out: Record<string, unknown>[] = new Array(rows.length);
-  for (let r = 0; r < rows.length; r++) {
-    const row: Record<string, unknown> = {};
-    for (let c = 0; c < columns.length; c++) {
-      const column = columns[c]!;
-      if (maps.includes(column.name)) continue;
-      const cell = rows.columns[c]![r]!;
-      row[column.name] = column.type === 'BOOLEAN' && cell !== null ? (cell ? 1 : 0)
-        : column.type === 'TIMESTAMP' && cell !== null ? Math.round(cell as number) : cell;
+/** A growing buffer RowBinary is written into. */
+class BinaryWriter {
+  private buffer = Buffer.allocUnsafe(64 * 1024);
+  private at = 0;
+
+  private room(bytes: number): void {
+    if (this.at + bytes <= this.buffer.length) return;
+    const next = Buffer.allocUnsafe(Math.max(this.buffer.length * 2, this.at + bytes));
+    this.buffer.copy(next, 0, 0, this.at);
+    this.buffer = next;
+  }
+
+  u8(v: number): void { this.room(1); this.buffer[this.at++] = v; }
+  i32(v: number): void { this.room(4); this.buffer.writeInt32LE(v, this.at); this.at += 4; }
+  i64(v: bigint): void { this.room(8); this.buffer.writeBigInt64LE(v, this.at); this.at += 8; }
+  u64(v: bigint): void { this.room(8); this.buffer.writeBigUInt64LE(v, this.at); this.at += 8; }
+  f64(v: number): void { this.room(8); this.buffer.writeDoubleLE(v, this.at); this.at += 8; }
+  varint(v: number): void {
+    this.room(10);
+    let n = v;
+    while (n >= 0x80) {
+      this.buffer[this.at++] = (n & 0x7f) | 0x80;
+      n = Math.floor(n / 128);
     }
-    if (maps.length > 0) Object.assign(row, mergedMaps(mapIndexes.map((i) => rows.columns[i]![r]!)));
-    row[BATCH_COLUMN] = batch;
-    out[r] = row;
+    this.buffer[this.at++] = n;
+  }
+  string(text: string): void {
+    const bytes = Buffer.byteLength(text);
+    this.varint(bytes);
+    this.room(bytes);
+    this.buffer.write(text, this.at, 'utf8');
+    this.at += bytes;
+  }
+  take(): Buffer { return this.buffer.subarray(0, this.at); }
+}
+
+/** A cell that is not the number its column holds: the write is refused (and its batch taken back). */
+function numberOf(cell: Cell, column: string): number {
+  if (typeof cell !== 'number' || !Number.isFinite(cell)) throw new Error(`column ${column}: ${JSON.stringify(cell)} is not a number`);
+  return cell;
+}
+
+/**
+ * Rows as RowBinary of the stored table (every column in table order): maps merged into their
+ * JSON object and arrays, booleans as 0/1, times as whole milliseconds, NULL where the column is
+ * Nullable (0 or '' where it is not, as JSONEachRow did), the batch id last. Binary, so every
+ * number arrives exactly: 18.16 parses about 3 in 100 decimal doubles to a neighbouring value.
+ */
+export function rowBinary(table: StoredTable, rows: Rows, batch: string, out = new BinaryWriter()): BinaryWriter {
+  const described = new Map(table.description.columns.map((c, i) => [c.name, i]));
+  const maps = table.description.attributeMaps ?? [];
+  const mapIndexes = maps.map((m) => described.get(m)!);
+  const batchId = BigInt(batch);
+  for (let r = 0; r < rows.length; r++) {
+    const merged = maps.length > 0 ? mergedMaps(mapIndexes.map((i) => rows.columns[i]![r]!)) : undefined;
+    for (const column of table.columns) {
+      if (column.name === BATCH_COLUMN) {
+        out.u64(batchId);
+        continue;
+      }
+      const index = described.get(column.name);
+      if (index === undefined) {
+        const value = merged![column.name];
+        if (Array.isArray(value)) {
+          out.varint(value.length);
+          for (const item of value as string[]) out.string(item);
+        } else out.string(value as string);
+        continue;
+      }
+      const nullable = column.type.startsWith('Nullable(');
+      const type = nullable ? column.type.slice(9, -1) : column.type;
+      const cell = rows.columns[index]![r]!;
+      if (nullable) {
+        out.u8(cell === null || cell === undefined ? 1 : 0);
+        if (cell === null || cell === undefined) continue;
+      }
+      const present = cell !== null && cell !== undefined;
+      switch (type) {
+        case 'Int32': out.i32(present ? Math.trunc(numberOf(cell, column.name)) : 0); break;
+        case 'Int64': out.i64(present ? BigInt(Math.round(numberOf(cell, column.name))) : 0n); break;
+        case 'Float64': out.f64(present ? (typeof cell === 'number' ? cell : numberOf(cell, column.name)) : 0); break;
+        case 'UInt8': out.u8(present && cell ? 1 : 0); break;
+        case 'String': out.string(present ? String(cell) : ''); break;
+        default: throw new Error(`no RowBinary encoding for ${column.type}`);
+      }
+    }
   }
   return out;
 }
