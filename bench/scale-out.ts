@@ -143,7 +143,8 @@ export async function scaleOutBench(flags: ReadonlyMap<string, string>): Promise
       ['REST metric data, summarized, 60 min', async (node, id) => (await rest(node, 'GET', `/v2/applications/${id}/metrics/data.json?names[]=HttpDispatcher&${span}&summarize=true`)).json()],
       ['REST metric data, 1-minute series, 60 min', async (node, id) => (await rest(node, 'GET', `/v2/applications/${id}/metrics/data.json?names[]=HttpDispatcher&${span}&period=60`)).json()],
       ['NRQL average FACET metric TIMESERIES', async (node) => nrql(node, `SELECT average(newrelic.timeslice.value) FROM Metric WHERE appName = 'bench-query-app' FACET metricTimesliceName TIMESERIES 5 minutes ${window} LIMIT 10`)],
-      ['NRQL count over every application', async (node) => nrql(node, `SELECT count(newrelic.timeslice.value), max(newrelic.timeslice.value) FROM Metric FACET appName ${window} LIMIT 20`)],
+      // Every application's first 10 minutes (each agent of the ingest cases sent at least that many).
+      ['NRQL count over every application, 10 min', async (node) => nrql(node, `SELECT count(newrelic.timeslice.value), max(newrelic.timeslice.value) FROM Metric FACET appName SINCE ${BEGIN} UNTIL ${BEGIN + 600_000} LIMIT 20`)],
       ['NRQL uniques(metricTimesliceName)', async (node) => nrql(node, `SELECT uniqueCount(metricTimesliceName) FROM Metric WHERE appName = 'bench-query-app' ${window}`)],
     ];
     for (const [label, run] of queryCases) {
