@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { NrqlEngine } from '../nrql/nrql-engine.js';
-import type { AlertRecords, StoredCondition, StoredPolicy } from '../store/alert-records.js';
+import type { AlertRecords, Numbered, RestIdKind, RestIncidentQuery, RestIssueQuery, StoredCondition, StoredPolicy } from '../store/alert-records.js';
 import { evaluationStepMs, type AlertPolicy, type EntityAlertSeverity, type IncidentPreference, type Incident, type Issue, type NrqlCondition } from '../domain/alerts/alert-model.js';
 import { AlertEngine, type AlertEvent, type AlertTarget } from '../domain/alerts/alert-engine.js';
 import { buildNrqlCondition, type ConditionValidationError, type NrqlConditionInput } from '../domain/alerts/condition-input.js';
@@ -249,6 +249,25 @@ export class AlertService {
 
   incidents(accountId: number, from: number, to: number): Promise<Incident[]> {
     return this.deps.records.incidents(accountId, from, to);
+  }
+
+  // ---- REST v2's numbers (a REST violation is an incident, a REST incident an issue) -------------
+
+  /** The REST numbers of incidents or issues, numbering any not numbered yet. */
+  restNumbers(kind: RestIdKind, ids: readonly string[]): Promise<Map<string, number>> {
+    return this.deps.records.restNumbers(kind, ids);
+  }
+
+  restIdOf(kind: RestIdKind, accountId: number, number: number): Promise<string | undefined> {
+    return this.deps.records.restIdOf(kind, accountId, number);
+  }
+
+  restIssues(accountId: number, query: RestIssueQuery): Promise<Array<Numbered<Issue>>> {
+    return this.deps.records.restIssues(accountId, query);
+  }
+
+  restIncidents(accountId: number, query: RestIncidentQuery): Promise<Array<Numbered<Incident>>> {
+    return this.deps.records.restIncidents(accountId, query);
   }
 
   alertSeverity(accountId: number, target: AlertTarget): EntityAlertSeverity {

@@ -56,6 +56,34 @@ export interface AlertStateChange {
   readonly outbox?: readonly OutboxEntry[];
 }
 
+/** Which REST v2 number: an incident's (REST calls it a violation) or an issue's (a REST incident). */
+export type RestIdKind = 'incident' | 'issue';
+
+/** A stored object with the integer id REST v2 shows for it. */
+export interface Numbered<T> {
+  readonly number: number;
+  readonly value: T;
+}
+
+/** A page of an account's issues, newest (created) first. */
+export interface RestIssueQuery {
+  readonly onlyOpen: boolean;
+  /** Only these issues (UUIDs), when given. */
+  readonly ids?: readonly string[];
+  readonly offset: number;
+  readonly limit: number;
+}
+
+/** A page of an account's incidents, newest (opened, data time) first. */
+export interface RestIncidentQuery {
+  readonly onlyOpen: boolean;
+  /** Bounds on `openedAt` (epoch ms, inclusive), when given. */
+  readonly openedFrom?: number;
+  readonly openedTo?: number;
+  readonly offset: number;
+  readonly limit: number;
+}
+
 /**
  * Alerting's durable state behind the store seam: policies and conditions (one vocabulary that
  * NerdGraph and, later, REST v2 render), evaluator state, incidents (REST violations) and issues
@@ -81,4 +109,14 @@ export interface AlertRecords {
   markNotification(key: string, status: 'SENT' | 'FAILED', attempts: number, at: number): Promise<void>;
   /** The log: every entry with its status (tests, explainability). */
   notificationLog(accountId: number): Promise<Array<OutboxEntry & { status: string; attempts: number }>>;
+  /**
+   * The REST v2 numbers of incidents or issues by UUID. `commit` numbers every incident and issue it
+   * stores, in its transaction; this numbers any of `ids` not numbered yet (one sequence per kind) and
+   * never renumbers one.
+   */
+  restNumbers(kind: RestIdKind, ids: readonly string[]): Promise<Map<string, number>>;
+  /** The UUID a REST number names, when it names one of the account's. */
+  restIdOf(kind: RestIdKind, accountId: number, number: number): Promise<string | undefined>;
+  restIssues(accountId: number, query: RestIssueQuery): Promise<Array<Numbered<Issue>>>;
+  restIncidents(accountId: number, query: RestIncidentQuery): Promise<Array<Numbered<Incident>>>;
 }

@@ -1,8 +1,10 @@
-import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
+import { listValue, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import type { AlertPolicy, Incident, Issue, NrqlCondition } from '../../domain/alerts/alert-model.js';
 import type { ConditionEvaluatorState } from '../../domain/alerts/condition-evaluator.js';
 import type { Channel, Destination, Workflow } from '../../domain/alerts/notification-model.js';
-import type { AlertRecords, AlertSnapshot, AlertStateChange, NotificationConfig, OutboxEntry, StoredCondition, StoredPolicy } from '../alert-records.js';
+import type {
+  AlertRecords, AlertSnapshot, AlertStateChange, Numbered, NotificationConfig, OutboxEntry, RestIdKind, RestIncidentQuery, RestIssueQuery, StoredCondition, StoredPolicy,
+} from '../alert-records.js';
 
 const NOTIFICATION_TABLES = { destination: 'alert_destinations', channel: 'alert_channels', workflow: 'alert_workflows' } as const;
 import type { Database } from './database.js';
@@ -101,6 +103,8 @@ export class DuckDbAlertRecords implements AlertRecords {
         insertIssue.bind([issue.id, issue.accountId, issue.state, issue.createdAt, issue.closedAt, JSON.stringify(issue)] as DuckDBValue[]);
         await insertIssue.run();
       }
+      await numberNew(c, 'incident', change.incidents.map((i) => i.id));
+      await numberNew(c, 'issue', change.issues.map((i) => i.id));
       for (const entry of outbox) {
         await c.run(
           `INSERT INTO alert_notifications SELECT $1, $2, $3, $4, $5, 'PENDING', 0, $6, $6
@@ -169,6 +173,72 @@ export class DuckDbAlertRecords implements AlertRecords {
     return rows.map((r) => ({ ...(JSON.parse(r.body) as OutboxEntry), status: r.status, attempts: Number(r.attempts) }));
   }
 
+  async restNumbers(kind: RestIdKind, ids: readonly string[]): Promise<Map<string, number>> {
+    const out = new Map<string, number>();
+    if (ids.length === 0) return out;
+    const known = await this.readNumbers(kind, ids);
+    if (ids.some((id) => !known.has(id))) {
+      await this.transaction((c) => numberNew(c, kind, ids));
+      return this.readNumbers(kind, ids);
+    }
+    return known;
+  }
+
+  async restIdOf(kind: RestIdKind, accountId: number, number: number): Promise<string | undefined> {
+    const table = kind === 'incident' ? 'alert_incidents' : 'alert_issues';
+    const rows = await this.db.all<{ id: string }>(
+      `SELECT r.id FROM alert_rest_ids r JOIN ${table} t ON t.id = r.id WHERE r.kind = $1 AND r.number = $2 AND t.account_id = $3`,
+      [kind, number, accountId],
+    );
+    return rows[0]?.id;
+  }
+
+  async restIssues(accountId: number, query: RestIssueQuery): Promise<Array<Numbered<Issue>>> {
+    const params: DuckDBValue[] = [accountId, query.limit, query.offset];
+    let where = 'i.account_id = $1';
+    if (query.onlyOpen) where += " AND i.state <> 'CLOSED'";
+    if (query.ids !== undefined) {
+      if (query.ids.length === 0) return [];
+      params.push(listValue([...query.ids]));
+      where += ` AND list_contains($${params.length}, i.id)`;
+    }
+    const rows = await this.db.all<{ body: string; number: bigint }>(
+      `SELECT i.body, r.number FROM alert_issues i JOIN alert_rest_ids r ON r.kind = 'issue' AND r.id = i.id
+        WHERE ${where} ORDER BY i.created_at DESC, r.number DESC LIMIT $2 OFFSET $3`,
+      params,
+    );
+    return rows.map((r) => ({ number: Number(r.number), value: JSON.parse(r.body) as Issue }));
+  }
+
+  async restIncidents(accountId: number, query: RestIncidentQuery): Promise<Array<Numbered<Incident>>> {
+    const params: DuckDBValue[] = [accountId, query.limit, query.offset];
+    const opened = "CAST(json_extract_string(i.body, '$.openedAt') AS BIGINT)";
+    let where = 'i.account_id = $1';
+    if (query.onlyOpen) where += ' AND i.closed_at IS NULL';
+    if (query.openedFrom !== undefined) {
+      params.push(query.openedFrom);
+      where += ` AND ${opened} >= $${params.length}`;
+    }
+    if (query.openedTo !== undefined) {
+      params.push(query.openedTo);
+      where += ` AND ${opened} <= $${params.length}`;
+    }
+    const rows = await this.db.all<{ body: string; number: bigint }>(
+      `SELECT i.body, r.number FROM alert_incidents i JOIN alert_rest_ids r ON r.kind = 'incident' AND r.id = i.id
+        WHERE ${where} ORDER BY ${opened} DESC, r.number DESC LIMIT $2 OFFSET $3`,
+      params,
+    );
+    return rows.map((r) => ({ number: Number(r.number), value: JSON.parse(r.body) as Incident }));
+  }
+
+  private async readNumbers(kind: RestIdKind, ids: readonly string[]): Promise<Map<string, number>> {
+    const rows = await this.db.all<{ id: string; number: bigint }>(
+      'SELECT id, number FROM alert_rest_ids WHERE kind = $1 AND list_contains($2, id)',
+      [kind, listValue([...ids])],
+    );
+    return new Map(rows.map((r) => [r.id, Number(r.number)]));
+  }
+
   private transaction(work: (c: DuckDBConnection) => Promise<void>): Promise<void> {
     return withOwnConnection(this.db, async (c) => {
       await c.run('BEGIN TRANSACTION');
@@ -180,5 +250,18 @@ export class DuckDbAlertRecords implements AlertRecords {
         throw error;
       }
     });
+  }
+}
+
+const NUMBER_SEQUENCE: Readonly<Record<RestIdKind, string>> = { incident: 'alert_incident_numbers', issue: 'alert_issue_numbers' };
+
+/** Numbers the ids of `kind` that have none yet, in the order given (inside the caller's transaction). */
+async function numberNew(c: DuckDBConnection, kind: RestIdKind, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  const reader = await c.runAndReadAll('SELECT id FROM alert_rest_ids WHERE kind = $1 AND list_contains($2, id)', [kind, listValue([...ids])]);
+  const known = new Set(reader.getRowObjectsJS().map((r) => String(r.id)));
+  for (const id of new Set(ids)) {
+    if (known.has(id)) continue;
+    await c.run(`INSERT INTO alert_rest_ids VALUES ($1, $2, nextval('${NUMBER_SEQUENCE[kind]}'))`, [kind, id]);
   }
 }

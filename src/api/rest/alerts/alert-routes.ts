@@ -1,0 +1,328 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Clock } from '../../../clock.js';
+import { AlertNotFoundError, AlertValidationError, type AlertService } from '../../../alerts/alert-service.js';
+import type { Incident, Issue } from '../../../domain/alerts/alert-model.js';
+import { parseRestTime } from '../../../domain/time/iso8601.js';
+import type { Catalog } from '../../../store/catalog.js';
+import type { StoredCondition } from '../../../store/alert-records.js';
+import { pathId } from '../id-params.js';
+import { nextOnlyLinkHeader, paginate, parsePage } from '../link-header.js';
+import { RestError } from '../rest-error.js';
+import { RestParams } from '../rest-params.js';
+import { requestUrl, restRoute, type RestContext, type RestResult } from '../rest-plugin.js';
+import {
+  incidentEvents, incidentObject, targetName, violationEvents, violationObject, type RecentEvent, type ViolationEntity,
+} from './incident-wire.js';
+import { member, mergeNrqlCondition, nrqlConditionInput, nrqlConditionObject, policyInput, policyObject } from './nrql-condition-wire.js';
+
+export interface AlertRouteDeps {
+  readonly alerts: AlertService;
+  readonly catalog: Catalog;
+  readonly clock: Clock;
+}
+
+/** Policies and NRQL conditions per page: New Relic does not publish theirs; one page holds what scripts usually keep. */
+export const ALERT_CONFIG_PAGE_SIZE = 200;
+/** Incidents per page: New Relic's documented 25 (alerts.md §1.7); violations and events page alike. */
+export const ALERT_HISTORY_PAGE_SIZE = 25;
+/** The last page of the incident list New Relic serves (1000 pages of 25). */
+export const ALERT_HISTORY_MAX_PAGE = 1000;
+
+/**
+ * REST v2's alert endpoints over the AlertService NerdGraph uses (alerts.md §1, rest-v2.md §12):
+ * policies, NRQL conditions, and the history as violations (incidents), incidents (issues) and
+ * recent events. Validation refusals are 422 with every problem in `messages`; ids of another
+ * account are 404 like unknown ones.
+ */
+export function registerAlertRoutes(app: FastifyInstance, deps: AlertRouteDeps): void {
+  const { alerts } = deps;
+
+  // ---- policies ------------------------------------------------------------------------------
+
+  restRoute(app, 'GET', '/v2/alerts_policies', async (request, ctx) => {
+    const params = RestParams.from(request.query, request.body);
+    const name = params.one('filter[name]');
+    const all = alerts.policies(ctx.accountId).filter((p) => name === undefined || p.policy.name === name);
+    const { pageItems, page, lastPage } = paginate(all, parsePage(params.one('page')), ALERT_CONFIG_PAGE_SIZE);
+    return { body: { policies: pageItems.map(policyObject) }, pagination: { page, lastPage } };
+  });
+
+  restRoute(app, 'POST', '/v2/alerts_policies', async (request, ctx) => {
+    const input = policyInput(request.body, true);
+    const stored = await serviceCall(() => alerts.createPolicy(ctx.accountId, input.name!, input.incidentPreference ?? 'PER_POLICY'));
+    return { status: 201, body: { policy: policyObject(stored) } };
+  });
+
+  restRoute(app, 'PUT', '/v2/alerts_policies/:id', async (request, ctx) => {
+    const id = pathId(request, 'id', 'policy');
+    ownPolicy(alerts, ctx, id);
+    const input = policyInput(request.body, false);
+    const stored = await serviceCall(() => alerts.updatePolicy(ctx.accountId, String(id), input));
+    return { body: { policy: policyObject(stored) } };
+  });
+
+  restRoute(app, 'DELETE', '/v2/alerts_policies/:id', async (request, ctx) => {
+    const id = pathId(request, 'id', 'policy');
+    const stored = ownPolicy(alerts, ctx, id);
+    await serviceCall(() => alerts.deletePolicy(ctx.accountId, String(id)));
+    return { body: { policy: policyObject(stored) } };
+  });
+
+  // ---- NRQL conditions -----------------------------------------------------------------------
+
+  restRoute(app, 'GET', '/v2/alerts_nrql_conditions', async (request, ctx) => {
+    const params = RestParams.from(request.query, request.body);
+    const policyId = requiredPolicyId(params);
+    ownPolicy(alerts, ctx, policyId);
+    const all = alerts.conditions(ctx.accountId).filter((c) => c.condition.policyId === String(policyId));
+    const { pageItems, page, lastPage } = paginate(all, parsePage(params.one('page')), ALERT_CONFIG_PAGE_SIZE);
+    return { body: { nrql_conditions: pageItems.map(conditionObject) }, pagination: { page, lastPage } };
+  });
+
+  restRoute(app, 'POST', '/v2/alerts_nrql_conditions/policies/:policyId', async (request, ctx) => {
+    const policyId = pathId(request, 'policyId', 'policy');
+    ownPolicy(alerts, ctx, policyId);
+    const input = nrqlConditionInput(member(request.body, 'nrql_condition'));
+    const stored = await serviceCall(() => alerts.createCondition(ctx.accountId, String(policyId), input));
+    return { status: 201, body: { nrql_condition: conditionObject(stored) } };
+  });
+
+  restRoute(app, 'PUT', '/v2/alerts_nrql_conditions/:id', async (request, ctx) => {
+    const id = pathId(request, 'id', 'NRQL condition');
+    const current = ownCondition(alerts, ctx, id);
+    const patch = member(request.body, 'nrql_condition');
+    const input = nrqlConditionInput(mergeNrqlCondition(conditionObject(current), patch));
+    const stored = await serviceCall(() =>
+      alerts.updateCondition(ctx.accountId, String(id), (stored) => ({ ...input, description: stored.description })),
+    );
+    return { body: { nrql_condition: conditionObject(stored) } };
+  });
+
+  restRoute(app, 'DELETE', '/v2/alerts_nrql_conditions/:id', async (request, ctx) => {
+    const id = pathId(request, 'id', 'NRQL condition');
+    const current = ownCondition(alerts, ctx, id);
+    await serviceCall(() => alerts.deleteCondition(ctx.accountId, String(id)));
+    return { body: { nrql_condition: conditionObject(current) } };
+  });
+
+  // ---- incidents (NerdGraph issues) ----------------------------------------------------------
+
+  restRoute(app, 'GET', '/v2/alerts_incidents', async (request, ctx) => {
+    const params = RestParams.from(request.query, request.body);
+    const page = historyPage(params);
+    const onlyOpen = params.bool('only_open') ?? false;
+    const excludeViolations = params.bool('exclude_violations') ?? false;
+    const rows = await alerts.restIssues(ctx.accountId, { onlyOpen, offset: (page - 1) * ALERT_HISTORY_PAGE_SIZE, limit: ALERT_HISTORY_PAGE_SIZE + 1 });
+    const shown = rows.slice(0, ALERT_HISTORY_PAGE_SIZE);
+    const objects = await incidentObjects(alerts, shown, excludeViolations);
+    return withNext({ body: { incidents: objects } }, request, page, rows.length > ALERT_HISTORY_PAGE_SIZE);
+  });
+
+  for (const action of ['acknowledge', 'close'] as const) {
+    restRoute(app, 'PUT', `/v2/alerts_incidents/:id/${action}`, async (request, ctx) => {
+      const number = pathId(request, 'id', 'incident');
+      const issueId = await alerts.restIdOf('issue', ctx.accountId, number);
+      if (issueId === undefined) throw RestError.notFound(`No incident with id ${number}`);
+      const user = userName(deps.catalog, request);
+      const done = action === 'acknowledge' ? await alerts.acknowledge(ctx.accountId, issueId, user) : await alerts.resolve(ctx.accountId, issueId, user);
+      if (!done) throw RestError.unprocessable(`Incident ${number} is closed: it can no longer be ${action === 'close' ? 'closed' : 'acknowledged'}`);
+      const [row] = await alerts.restIssues(ctx.accountId, { onlyOpen: false, ids: [issueId], offset: 0, limit: 1 });
+      const [object] = await incidentObjects(alerts, [row!], false);
+      return { body: { incident: object } };
+    });
+  }
+
+  // ---- violations (NerdGraph incidents) ------------------------------------------------------
+
+  restRoute(app, 'GET', '/v2/alerts_violations', async (request, ctx) => {
+    const params = RestParams.from(request.query, request.body);
+    const page = historyPage(params);
+    const from = dateParam(params, 'start_date');
+    const to = dateParam(params, 'end_date');
+    if (from !== undefined && to !== undefined && from > to) throw RestError.unprocessable('start_date must not be after end_date');
+    const rows = await alerts.restIncidents(ctx.accountId, {
+      onlyOpen: params.bool('only_open') ?? false,
+      ...(from !== undefined ? { openedFrom: from } : {}),
+      ...(to !== undefined ? { openedTo: to } : {}),
+      offset: (page - 1) * ALERT_HISTORY_PAGE_SIZE,
+      limit: ALERT_HISTORY_PAGE_SIZE + 1,
+    });
+    const shown = rows.slice(0, ALERT_HISTORY_PAGE_SIZE);
+    const context = await violationContext(deps, ctx, shown.map((r) => r.value));
+    const now = deps.clock.now();
+    const violations = shown.map((r) =>
+      violationObject(r.value, r.number, {
+        policyName: context.policyName(r.value), issueNumber: context.issueNumber(r.value), entity: context.entity(r.value), now,
+      }),
+    );
+    return withNext({ body: { violations } }, request, page, rows.length > ALERT_HISTORY_PAGE_SIZE);
+  });
+
+  // ---- recent events -------------------------------------------------------------------------
+
+  restRoute(app, 'GET', '/v2/alerts_events', async (request, ctx) => {
+    const params = RestParams.from(request.query, request.body);
+    const page = historyPage(params);
+    const filter = eventFilter(params);
+    const all = await recentEvents(deps, ctx);
+    const matching = all.filter(filter);
+    const { pageItems, lastPage } = paginate(matching, page, ALERT_HISTORY_PAGE_SIZE);
+    return { body: { recent_events: pageItems }, pagination: { page, lastPage } };
+  });
+}
+
+// ---- helpers -----------------------------------------------------------------------------------
+
+function conditionObject(stored: StoredCondition): Record<string, unknown> {
+  const c = stored.condition;
+  const guid = Buffer.from(`${c.accountId}|AIOPS|CONDITION|${c.id}`, 'utf8').toString('base64').replace(/=+$/, '');
+  return nrqlConditionObject(stored, guid);
+}
+
+async function serviceCall<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof AlertValidationError) {
+      throw RestError.unprocessable('Validation failed', error.validationErrors.map((e) => `${e.name}: ${e.reason}`));
+    }
+    if (error instanceof AlertNotFoundError) throw RestError.notFound(error.message);
+    throw error;
+  }
+}
+
+function ownPolicy(alerts: AlertService, ctx: RestContext, id: number) {
+  const stored = alerts.policies(ctx.accountId).find((p) => p.policy.id === String(id));
+  if (stored === undefined) throw RestError.notFound(`No policy with id ${id}`);
+  return stored;
+}
+
+function ownCondition(alerts: AlertService, ctx: RestContext, id: number): StoredCondition {
+  const stored = alerts.conditions(ctx.accountId).find((c) => c.condition.id === String(id));
+  if (stored === undefined) throw RestError.notFound(`No NRQL condition with id ${id}`);
+  return stored;
+}
+
+function requiredPolicyId(params: RestParams): number {
+  const text = params.one('policy_id');
+  if (text === undefined) throw RestError.unprocessable('policy_id is required');
+  if (!/^\d{1,15}$/.test(text)) throw RestError.unprocessable(`Invalid policy_id '${text}': expected a policy id`);
+  return Number(text);
+}
+
+function historyPage(params: RestParams): number {
+  const page = parsePage(params.one('page'));
+  if (page > ALERT_HISTORY_MAX_PAGE) throw RestError.unprocessable(`Invalid page ${page}: at most ${ALERT_HISTORY_MAX_PAGE} pages are served; use only_open or a date range`);
+  return page;
+}
+
+function dateParam(params: RestParams, name: string): number | undefined {
+  const text = params.one(name);
+  if (text === undefined || text === '') return undefined;
+  const ms = parseRestTime(text);
+  if (ms === undefined) throw RestError.unprocessable(`Invalid ${name} '${text}': expected an ISO 8601 time such as 2024-03-05T14:00:00+00:00`);
+  return ms;
+}
+
+function withNext(result: RestResult, request: FastifyRequest, page: number, hasNext: boolean): RestResult {
+  const link = nextOnlyLinkHeader(requestUrl(request), page, hasNext);
+  return link === undefined ? result : { ...result, headers: { ...result.headers, link } };
+}
+
+/** The acting user's name, as NerdGraph records it for the same key. */
+function userName(catalog: Catalog, request: FastifyRequest): string {
+  for (const header of [request.headers['x-api-key'], request.headers['api-key']].flat()) {
+    const user = header === undefined ? undefined : catalog.userOfKey(header.trim());
+    if (user !== undefined) return user.name;
+  }
+  return 'REST API';
+}
+
+async function incidentObjects(alerts: AlertService, rows: ReadonlyArray<{ number: number; value: Issue }>, excludeViolations: boolean) {
+  const numbers = excludeViolations ? new Map<string, number>() : await alerts.restNumbers('incident', rows.flatMap((r) => r.value.incidentIds));
+  return rows.map((r) =>
+    incidentObject(r.value, r.number, excludeViolations ? undefined : r.value.incidentIds.map((id) => numbers.get(id)!).filter((n) => n !== undefined)),
+  );
+}
+
+interface ViolationContext {
+  policyName(incident: Incident): string;
+  issueNumber(incident: Incident): number | undefined;
+  entity(incident: Incident): ViolationEntity;
+}
+
+/**
+ * What a violation shows beyond its incident: the policy's name (from its issue, which keeps it
+ * after the policy is gone), its issue's number, and its entity: the APM application its signal or
+ * its condition's WHERE names, else the query itself (product NRQL, as the legacy webhook's
+ * targets name an NRQL condition's).
+ */
+async function violationContext(deps: AlertRouteDeps, ctx: RestContext, incidents: readonly Incident[]): Promise<ViolationContext> {
+  const issueIds = [...new Set(incidents.map((i) => i.issueId).filter((id): id is string => id !== null))];
+  const issues = issueIds.length === 0 ? [] : await deps.alerts.restIssues(ctx.accountId, { onlyOpen: false, ids: issueIds, offset: 0, limit: issueIds.length });
+  const issueById = new Map(issues.map((r) => [r.value.id, r]));
+  const policies = new Map(deps.alerts.policies(ctx.accountId).map((p) => [p.policy.id, p.policy.name]));
+  const conditions = new Map(deps.alerts.conditions(ctx.accountId).map((c) => [c.condition.id, c.condition]));
+  const apps = new Map(deps.catalog.applications(ctx.accountId).map((a) => [a.name, a]));
+  return {
+    policyName: (i) => (i.issueId !== null ? issueById.get(i.issueId)?.value.policyName : undefined) ?? policies.get(i.policyId) ?? '',
+    issueNumber: (i) => (i.issueId !== null ? issueById.get(i.issueId)?.number : undefined),
+    entity: (i) => {
+      const names = [i.facets.appName, ...(conditions.get(i.conditionId)?.entityTargets ?? [])].filter((n): n is string => n !== undefined);
+      const app = names.map((n) => apps.get(n)).find((a) => a !== undefined);
+      if (app !== undefined) return { product: 'Apm', type: 'Application', group_id: app.id, id: app.id, name: app.name };
+      const conditionId = Number(i.conditionId);
+      return { product: 'NRQL', type: 'Query', group_id: conditionId, id: conditionId, name: targetName(i) };
+    },
+  };
+}
+
+/**
+ * The account's alert history as New Relic's recent events, newest first: each violation's open and
+ * close, each incident's open, acknowledgement and close, derived from the stored incidents and
+ * issues so the three lists never disagree.
+ */
+async function recentEvents(deps: AlertRouteDeps, ctx: RestContext): Promise<RecentEvent[]> {
+  const everything = { onlyOpen: false, offset: 0, limit: Number.MAX_SAFE_INTEGER };
+  const incidents = await deps.alerts.restIncidents(ctx.accountId, everything);
+  const issues = await deps.alerts.restIssues(ctx.accountId, everything);
+  const context = await violationContext(deps, ctx, incidents.map((r) => r.value));
+  const events = [
+    ...incidents.flatMap((r) => violationEvents(r.value, r.number, context.issueNumber(r.value), context.entity(r.value))),
+    ...issues.flatMap((r) => incidentEvents(r.value, r.number)),
+  ];
+  return events.sort((a, b) => b.timestamp - a.timestamp || b.id - a.id);
+}
+
+const EVENT_FILTERS = {
+  'filter[product]': (e: RecentEvent) => e.product,
+  'filter[entity_type]': (e: RecentEvent) => e.entity_type,
+  'filter[event_type]': (e: RecentEvent) => e.event_type,
+} as const;
+const EVENT_ID_FILTERS = {
+  'filter[entity_group_id]': (e: RecentEvent) => e.entity_group_id,
+  'filter[entity_id]': (e: RecentEvent) => e.entity_id,
+  'filter[incident_id]': (e: RecentEvent) => e.incident_id,
+} as const;
+
+/**
+ * `filter[…]` of the recent events: names compare without case (clients send APM or Apm); ids are
+ * whole numbers. `VIOLATION` matches both violation steps.
+ */
+function eventFilter(params: RestParams): (e: RecentEvent) => boolean {
+  const tests: Array<(e: RecentEvent) => boolean> = [];
+  for (const [name, field] of Object.entries(EVENT_FILTERS)) {
+    const value = params.one(name);
+    if (value === undefined || value === '') continue;
+    const wanted = value.toUpperCase();
+    if (name === 'filter[event_type]' && wanted === 'VIOLATION') tests.push((e) => e.event_type.startsWith('VIOLATION_'));
+    else tests.push((e) => field(e)?.toUpperCase() === wanted);
+  }
+  for (const [name, field] of Object.entries(EVENT_ID_FILTERS)) {
+    const value = params.one(name);
+    if (value === undefined || value === '') continue;
+    if (!/^\d{1,15}$/.test(value)) throw RestError.unprocessable(`Invalid ${name} '${value}': expected a whole number`);
+    tests.push((e) => field(e) === Number(value));
+  }
+  return (e) => tests.every((t) => t(e));
+}
