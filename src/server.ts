@@ -157,6 +157,8 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
       ...(options.alertWebhook ? { webhook: options.alertWebhook } : {}),
       // The API's address once it listens (its port may be chosen by the system).
       origin: () => `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${apiPort}`,
+      accountName: (accountId) => catalog.account(accountId)?.name,
+      applications: (accountId) => catalog.applications(accountId),
     });
     api = await buildApiApp({
       catalog, metrics, executor, clock, entities, ready: () => ready, logger,

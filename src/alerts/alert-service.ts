@@ -11,6 +11,8 @@ import type { Rows } from '../store/append-tables.js';
 import { alertEventRows } from './alert-nrql-events.js';
 import { NotificationConfigService, Notifier } from './notifier.js';
 import type { WebhookOptions } from './webhook-sender.js';
+import type { LegacyContext } from './legacy-channels.js';
+import { applicationOfIncident } from '../domain/alerts/incident-entity.js';
 
 export interface AlertServiceDeps {
   readonly records: AlertRecords;
@@ -26,6 +28,9 @@ export interface AlertServiceDeps {
   readonly webhook?: WebhookOptions;
   /** The service's public address, for links in notifications. */
   readonly origin?: () => string;
+  /** Account names and APM applications, for REST channels' payloads (account_name, targets). */
+  readonly accountName?: (accountId: number) => string | undefined;
+  readonly applications?: (accountId: number) => ReadonlyArray<{ readonly id: number; readonly name: string }>;
 }
 
 export class AlertValidationError extends Error {
@@ -349,6 +354,8 @@ export class AlertService {
     }
     const issueOf = (id: string) => this.engine.state.issues.issues[id];
     const outbox = this.notifier.outboxFor(events, issueOf);
+    const announced = this.notifier.legacy.announcedIssues(events, issueOf);
+    if (announced.length > 0) outbox.push(...this.notifier.legacy.outboxFor(events, issueOf, await this.legacyContext(announced)));
     await this.deps.records.commit({
       evaluatorStates: states,
       incidents: [...incidents.values()],
@@ -362,6 +369,27 @@ export class AlertService {
     this.forgetClosed(events);
     if (outbox.length > 0) void this.notifier.dispatch().catch((error: unknown) => this.deps.log?.('notification dispatch failed', error));
     if (events.length > 0) await this.deps.onEvents?.(events);
+  }
+
+  /** What REST channels' payloads name beyond the issue: its number, incidents, targets. */
+  private async legacyContext(issueIds: readonly string[]): Promise<LegacyContext> {
+    const origin = this.deps.origin?.() ?? '';
+    return {
+      issueNumbers: await this.deps.records.restNumbers('issue', issueIds),
+      incidentOf: (id) => this.engine.state.incidents[id],
+      conditionOf: (id) => this.engine.condition(id),
+      accountName: (accountId) => this.deps.accountName?.(accountId) ?? '',
+      origin,
+      targetOf: (incident) => {
+        const apps = this.deps.applications?.(incident.accountId) ?? [];
+        const app = applicationOfIncident(incident, this.engine.condition(incident.conditionId)?.entityTargets, (name) => apps.find((a) => a.name === name));
+        if (app !== undefined) return { id: String(app.id), name: app.name, link: `${origin}/v2/applications/${app.id}.json`, labels: {}, product: 'APM', type: 'Application' };
+        return {
+          id: incident.conditionId, name: Object.values(incident.facets).join(', ') || incident.conditionName,
+          link: `${origin}/accounts/${incident.accountId}/conditions/${incident.conditionId}`, labels: { ...incident.facets }, product: 'NRQL', type: 'Query',
+        };
+      },
+    };
   }
 
   /** Closed issues and their closed incidents live on in the store only; memory keeps what is open. */

@@ -1,6 +1,7 @@
 import type { AlertPolicy, Incident, Issue, NrqlCondition } from '../domain/alerts/alert-model.js';
 import type { ConditionEvaluatorState } from '../domain/alerts/condition-evaluator.js';
 import type { Channel, Destination, Workflow } from '../domain/alerts/notification-model.js';
+import type { LegacyChannel } from '../domain/alerts/legacy-channel.js';
 
 /** One notification to send: decided (and its body rendered) when the issue changed. */
 export interface OutboxEntry {
@@ -91,7 +92,7 @@ export interface RestIncidentQuery {
  */
 export interface AlertRecords {
   load(): Promise<AlertSnapshot>;
-  nextId(kind: 'policy' | 'condition'): Promise<number>;
+  nextId(kind: 'policy' | 'condition' | 'legacyChannel'): Promise<number>;
   savePolicy(policy: StoredPolicy): Promise<void>;
   /** Deletes the policy and its conditions (and their evaluator state). */
   deletePolicy(accountId: number, policyId: string): Promise<void>;
@@ -119,4 +120,8 @@ export interface AlertRecords {
   restIdOf(kind: RestIdKind, accountId: number, number: number): Promise<string | undefined>;
   restIssues(accountId: number, query: RestIssueQuery): Promise<Array<Numbered<Issue>>>;
   restIncidents(accountId: number, query: RestIncidentQuery): Promise<Array<Numbered<Incident>>>;
+  /** REST v2's notification channels (alerts_channels), every account's. */
+  legacyChannels(): Promise<LegacyChannel[]>;
+  saveLegacyChannel(channel: LegacyChannel): Promise<void>;
+  deleteLegacyChannel(accountId: number, id: number): Promise<void>;
 }

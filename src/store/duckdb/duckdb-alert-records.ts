@@ -2,6 +2,7 @@ import { listValue, type DuckDBConnection, type DuckDBValue } from '@duckdb/node
 import type { AlertPolicy, Incident, Issue, NrqlCondition } from '../../domain/alerts/alert-model.js';
 import type { ConditionEvaluatorState } from '../../domain/alerts/condition-evaluator.js';
 import type { Channel, Destination, Workflow } from '../../domain/alerts/notification-model.js';
+import type { LegacyChannel } from '../../domain/alerts/legacy-channel.js';
 import type {
   AlertRecords, AlertSnapshot, AlertStateChange, Numbered, NotificationConfig, OutboxEntry, RestIdKind, RestIncidentQuery, RestIssueQuery, StoredCondition, StoredPolicy,
 } from '../alert-records.js';
@@ -34,8 +35,8 @@ export class DuckDbAlertRecords implements AlertRecords {
     };
   }
 
-  async nextId(kind: 'policy' | 'condition'): Promise<number> {
-    const sequence = kind === 'policy' ? 'alert_policy_ids' : 'alert_condition_ids';
+  async nextId(kind: 'policy' | 'condition' | 'legacyChannel'): Promise<number> {
+    const sequence = kind === 'policy' ? 'alert_policy_ids' : kind === 'condition' ? 'alert_condition_ids' : 'alert_legacy_channel_ids';
     const reader = await withOwnConnection(this.db, (c) => c.runAndReadAll(`SELECT nextval('${sequence}') AS id`));
     return Number(reader.getRowObjectsJS()[0]!.id);
   }
@@ -229,6 +230,24 @@ export class DuckDbAlertRecords implements AlertRecords {
       params,
     );
     return rows.map((r) => ({ number: Number(r.number), value: JSON.parse(r.body) as Incident }));
+  }
+
+  async legacyChannels(): Promise<LegacyChannel[]> {
+    const rows = await this.db.all<{ body: string }>('SELECT body FROM alert_legacy_channels ORDER BY id');
+    return rows.map((r) => JSON.parse(r.body) as LegacyChannel);
+  }
+
+  saveLegacyChannel(channel: LegacyChannel): Promise<void> {
+    return this.transaction(async (c) => {
+      await c.run('DELETE FROM alert_legacy_channels WHERE id = $1', [channel.id]);
+      await c.run('INSERT INTO alert_legacy_channels VALUES ($1, $2, $3)', [channel.id, channel.accountId, JSON.stringify(channel)]);
+    });
+  }
+
+  deleteLegacyChannel(accountId: number, id: number): Promise<void> {
+    return this.transaction(async (c) => {
+      await c.run('DELETE FROM alert_legacy_channels WHERE account_id = $1 AND id = $2', [accountId, id]);
+    });
   }
 
   private async readNumbers(kind: RestIdKind, ids: readonly string[]): Promise<Map<string, number>> {

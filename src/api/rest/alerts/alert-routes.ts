@@ -1,7 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Clock } from '../../../clock.js';
 import { AlertNotFoundError, AlertValidationError, type AlertService } from '../../../alerts/alert-service.js';
+import { LegacyChannelError } from '../../../alerts/legacy-channels.js';
 import type { Incident, Issue } from '../../../domain/alerts/alert-model.js';
+import { applicationOfIncident } from '../../../domain/alerts/incident-entity.js';
 import { parseRestTime } from '../../../domain/time/iso8601.js';
 import type { Catalog } from '../../../store/catalog.js';
 import type { StoredCondition } from '../../../store/alert-records.js';
@@ -13,6 +15,7 @@ import { requestUrl, restRoute, type RestContext, type RestResult } from '../res
 import {
   incidentEvents, incidentObject, targetName, violationEvents, violationObject, type RecentEvent, type ViolationEntity,
 } from './incident-wire.js';
+import { channelObject } from './channel-wire.js';
 import { member, mergeNrqlCondition, nrqlConditionInput, nrqlConditionObject, policyInput, policyObject } from './nrql-condition-wire.js';
 
 export interface AlertRouteDeps {
@@ -158,6 +161,53 @@ export function registerAlertRoutes(app: FastifyInstance, deps: AlertRouteDeps):
     return withNext({ body: { violations } }, request, page, rows.length > ALERT_HISTORY_PAGE_SIZE);
   });
 
+  // ---- channels ------------------------------------------------------------------------------
+
+  restRoute(app, 'GET', '/v2/alerts_channels', async (request, ctx) => {
+    const params = RestParams.from(request.query, request.body);
+    const all = alerts.notifier.legacy.list(ctx.accountId);
+    const { pageItems, page, lastPage } = paginate(all, parsePage(params.one('page')), ALERT_CONFIG_PAGE_SIZE);
+    const policies = policyIdsOf(alerts, ctx);
+    return { body: { channels: pageItems.map((c) => channelObject(c, policies)) }, pagination: { page, lastPage } };
+  });
+
+  restRoute(app, 'POST', '/v2/alerts_channels', async (request, ctx) => {
+    const params = RestParams.from(request.query, undefined);
+    const policyIds = idList(params.allOf('policy_ids', 'policy_ids[]').join(','), 'policy_ids');
+    for (const id of policyIds) ownPolicy(alerts, ctx, id);
+    const input = member(request.body, 'channel');
+    const channel = await channelCall(() => alerts.notifier.legacy.create(ctx.accountId, { name: input.name, type: input.type, configuration: input.configuration }, policyIds));
+    return { status: 201, body: { channels: [channelObject(channel, policyIdsOf(alerts, ctx))] } };
+  });
+
+  restRoute(app, 'DELETE', '/v2/alerts_channels/:id', async (request, ctx) => {
+    const id = pathId(request, 'id', 'channel');
+    const channel = await channelCall(() => alerts.notifier.legacy.delete(ctx.accountId, id));
+    return { body: { channel: channelObject(channel, policyIdsOf(alerts, ctx)) } };
+  });
+
+  restRoute(app, 'PUT', '/v2/alerts_policy_channels', async (request, ctx) => {
+    const params = RestParams.from(request.query, request.body);
+    const policyId = requiredPolicyId(params);
+    ownPolicy(alerts, ctx, policyId);
+    const text = params.one('channel_ids');
+    if (text === undefined || text === '') throw RestError.unprocessable('channel_ids is required');
+    const channelIds = idList(text, 'channel_ids');
+    await channelCall(() => alerts.notifier.legacy.link(ctx.accountId, policyId, channelIds));
+    const linked = alerts.notifier.legacy.list(ctx.accountId).filter((c) => c.policyIds.includes(policyId)).map((c) => c.id);
+    return { body: { policy: { id: policyId, channel_ids: linked } } };
+  });
+
+  restRoute(app, 'DELETE', '/v2/alerts_policy_channels', async (request, ctx) => {
+    const params = RestParams.from(request.query, request.body);
+    const policyId = requiredPolicyId(params);
+    ownPolicy(alerts, ctx, policyId);
+    const text = params.one('channel_id');
+    if (text === undefined || !/^\d{1,15}$/.test(text)) throw RestError.unprocessable(text === undefined ? 'channel_id is required' : `Invalid channel_id '${text}': expected a channel id`);
+    const channel = await channelCall(() => alerts.notifier.legacy.unlink(ctx.accountId, policyId, Number(text)));
+    return { body: { channel: channelObject(channel, policyIdsOf(alerts, ctx)) } };
+  });
+
   // ---- recent events -------------------------------------------------------------------------
 
   restRoute(app, 'GET', '/v2/alerts_events', async (request, ctx) => {
@@ -172,6 +222,26 @@ export function registerAlertRoutes(app: FastifyInstance, deps: AlertRouteDeps):
 }
 
 // ---- helpers -----------------------------------------------------------------------------------
+
+/** Comma-separated ids; a 422 naming the parameter when one is not a whole number. */
+function idList(text: string, name: string): number[] {
+  const parts = text.split(',').map((p) => p.trim()).filter((p) => p !== '');
+  if (parts.some((p) => !/^\d{1,15}$/.test(p))) throw RestError.unprocessable(`Invalid ${name} '${text}': expected comma-separated ids`);
+  return [...new Set(parts.map(Number))];
+}
+
+function policyIdsOf(alerts: AlertService, ctx: RestContext): Set<number> {
+  return new Set(alerts.policies(ctx.accountId).map((p) => Number(p.policy.id)));
+}
+
+async function channelCall<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof LegacyChannelError) throw new RestError(error.status, error.message, error.details);
+    throw error;
+  }
+}
 
 function conditionObject(stored: StoredCondition): Record<string, unknown> {
   const c = stored.condition;
@@ -268,8 +338,7 @@ async function violationContext(deps: AlertRouteDeps, ctx: RestContext, incident
     policyName: (i) => (i.issueId !== null ? issueById.get(i.issueId)?.value.policyName : undefined) ?? policies.get(i.policyId) ?? '',
     issueNumber: (i) => (i.issueId !== null ? issueById.get(i.issueId)?.number : undefined),
     entity: (i) => {
-      const names = [i.facets.appName, ...(conditions.get(i.conditionId)?.entityTargets ?? [])].filter((n): n is string => n !== undefined);
-      const app = names.map((n) => apps.get(n)).find((a) => a !== undefined);
+      const app = applicationOfIncident(i, conditions.get(i.conditionId)?.entityTargets, (name) => apps.get(name));
       if (app !== undefined) return { product: 'Apm', type: 'Application', group_id: app.id, id: app.id, name: app.name };
       const conditionId = Number(i.conditionId);
       return { product: 'NRQL', type: 'Query', group_id: conditionId, id: conditionId, name: targetName(i) };
