@@ -109,6 +109,18 @@ const SUCCESSORS: readonly (readonly [RegExp, Readonly<Record<string, string>>])
     PUT: 'mutation alertsNrqlConditionStaticUpdate(accountId: <account id>, id: <condition id>, condition: {…})',
     DELETE: 'mutation alertsConditionDelete(accountId: <account id>, id: <condition id>)',
   }],
+  [/^\/v2\/alerts_conditions(\/policies)?/, {
+    GET: 'actor { account(id: <account id>) { alerts { nrqlConditionsSearch(searchCriteria: {policyId: <policy id>}) { nrqlConditions { id name nrql { query } } } } } } (an APM condition is the NRQL condition it runs)',
+    POST: "mutation alertsNrqlConditionStaticCreate with the condition's query over FROM Metric (docs/alerts.md lists each metric's)",
+    PUT: 'mutation alertsNrqlConditionStaticUpdate(accountId: <account id>, id: <condition id>, condition: {…})',
+    DELETE: 'mutation alertsConditionDelete(accountId: <account id>, id: <condition id>)',
+  }],
+  [/^\/v2\/alerts_channels/, {
+    '*': 'aiNotificationsCreateDestination and aiNotificationsCreateChannel (WEBHOOK), then aiWorkflowsCreateWorkflow with an issuesFilter on labels.policyIds',
+  }],
+  [/^\/v2\/alerts_policy_channels$/, {
+    '*': 'mutation aiWorkflowsUpdateWorkflow: a workflow whose issuesFilter names the policy (labels.policyIds) and whose destinationConfigurations name the channels',
+  }],
   [/^\/v2\/alerts_incidents\/[^/]+\/acknowledge$/, {
     '*': 'mutation aiIssuesAckIssue(accountId: <account id>, issueId: "<issue id>")',
   }],

@@ -16,6 +16,7 @@ import {
   incidentEvents, incidentObject, targetName, violationEvents, violationObject, type RecentEvent, type ViolationEntity,
 } from './incident-wire.js';
 import { channelObject } from './channel-wire.js';
+import { apmConditionInput, apmConditionObject, mergeApmCondition } from './apm-condition-wire.js';
 import { member, mergeNrqlCondition, nrqlConditionInput, nrqlConditionObject, policyInput, policyObject } from './nrql-condition-wire.js';
 
 export interface AlertRouteDeps {
@@ -77,7 +78,7 @@ export function registerAlertRoutes(app: FastifyInstance, deps: AlertRouteDeps):
     const params = RestParams.from(request.query, request.body);
     const policyId = requiredPolicyId(params);
     ownPolicy(alerts, ctx, policyId);
-    const all = alerts.conditions(ctx.accountId).filter((c) => c.condition.policyId === String(policyId));
+    const all = alerts.conditions(ctx.accountId).filter((c) => c.condition.policyId === String(policyId) && c.condition.apmMetric === undefined);
     const { pageItems, page, lastPage } = paginate(all, parsePage(params.one('page')), ALERT_CONFIG_PAGE_SIZE);
     return { body: { nrql_conditions: pageItems.map(conditionObject) }, pagination: { page, lastPage } };
   });
@@ -92,7 +93,7 @@ export function registerAlertRoutes(app: FastifyInstance, deps: AlertRouteDeps):
 
   restRoute(app, 'PUT', '/v2/alerts_nrql_conditions/:id', async (request, ctx) => {
     const id = pathId(request, 'id', 'NRQL condition');
-    const current = ownCondition(alerts, ctx, id);
+    const current = ownCondition(alerts, ctx, id, 'nrql');
     const patch = member(request.body, 'nrql_condition');
     const input = nrqlConditionInput(mergeNrqlCondition(conditionObject(current), patch));
     const stored = await serviceCall(() =>
@@ -103,9 +104,46 @@ export function registerAlertRoutes(app: FastifyInstance, deps: AlertRouteDeps):
 
   restRoute(app, 'DELETE', '/v2/alerts_nrql_conditions/:id', async (request, ctx) => {
     const id = pathId(request, 'id', 'NRQL condition');
-    const current = ownCondition(alerts, ctx, id);
+    const current = ownCondition(alerts, ctx, id, 'nrql');
     await serviceCall(() => alerts.deleteCondition(ctx.accountId, String(id)));
     return { body: { nrql_condition: conditionObject(current) } };
+  });
+
+  // ---- APM metric conditions -----------------------------------------------------------------
+
+  const ownsApplication = (ctx: RestContext) => (id: number) => deps.catalog.application(id)?.accountId === ctx.accountId;
+  const nrqlHeader = (stored: StoredCondition) => ({ 'x-timeslice-nrql': stored.condition.query });
+
+  restRoute(app, 'GET', '/v2/alerts_conditions', async (request, ctx) => {
+    const params = RestParams.from(request.query, request.body);
+    const policyId = requiredPolicyId(params);
+    ownPolicy(alerts, ctx, policyId);
+    const all = alerts.conditions(ctx.accountId).filter((c) => c.condition.policyId === String(policyId) && c.condition.apmMetric !== undefined);
+    const { pageItems, page, lastPage } = paginate(all, parsePage(params.one('page')), ALERT_CONFIG_PAGE_SIZE);
+    return { body: { conditions: pageItems.map(apmConditionObject) }, pagination: { page, lastPage } };
+  });
+
+  restRoute(app, 'POST', '/v2/alerts_conditions/policies/:policyId', async (request, ctx) => {
+    const policyId = pathId(request, 'policyId', 'policy');
+    ownPolicy(alerts, ctx, policyId);
+    const input = apmConditionInput(member(request.body, 'condition'), ownsApplication(ctx));
+    const stored = await serviceCall(() => alerts.createCondition(ctx.accountId, String(policyId), input));
+    return { status: 201, body: { condition: apmConditionObject(stored) }, headers: nrqlHeader(stored) };
+  });
+
+  restRoute(app, 'PUT', '/v2/alerts_conditions/:id', async (request, ctx) => {
+    const id = pathId(request, 'id', 'condition');
+    const current = ownCondition(alerts, ctx, id, 'apm');
+    const input = apmConditionInput(mergeApmCondition(apmConditionObject(current), member(request.body, 'condition')), ownsApplication(ctx));
+    const stored = await serviceCall(() => alerts.updateCondition(ctx.accountId, String(id), (now) => ({ ...input, description: now.description })));
+    return { body: { condition: apmConditionObject(stored) }, headers: nrqlHeader(stored) };
+  });
+
+  restRoute(app, 'DELETE', '/v2/alerts_conditions/:id', async (request, ctx) => {
+    const id = pathId(request, 'id', 'condition');
+    const current = ownCondition(alerts, ctx, id, 'apm');
+    await serviceCall(() => alerts.deleteCondition(ctx.accountId, String(id)));
+    return { body: { condition: apmConditionObject(current) } };
   });
 
   // ---- incidents (NerdGraph issues) ----------------------------------------------------------
@@ -267,9 +305,10 @@ function ownPolicy(alerts: AlertService, ctx: RestContext, id: number) {
   return stored;
 }
 
-function ownCondition(alerts: AlertService, ctx: RestContext, id: number): StoredCondition {
-  const stored = alerts.conditions(ctx.accountId).find((c) => c.condition.id === String(id));
-  if (stored === undefined) throw RestError.notFound(`No NRQL condition with id ${id}`);
+/** A condition of the account, of the kind the endpoint serves (an APM condition is not an NRQL one on REST). */
+function ownCondition(alerts: AlertService, ctx: RestContext, id: number, kind: 'nrql' | 'apm'): StoredCondition {
+  const stored = alerts.conditions(ctx.accountId).find((c) => c.condition.id === String(id) && (c.condition.apmMetric !== undefined) === (kind === 'apm'));
+  if (stored === undefined) throw RestError.notFound(`No ${kind === 'nrql' ? 'NRQL condition' : 'condition'} with id ${id}`);
   return stored;
 }
 

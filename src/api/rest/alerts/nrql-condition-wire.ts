@@ -93,14 +93,7 @@ export function nrqlConditionObject(stored: StoredCondition, entityGuid: string)
     enabled: c.enabled,
     value_function: 'single_value',
     violation_time_limit_seconds: c.violationTimeLimitSeconds,
-    terms: c.terms.map((t) => ({
-      duration: numberText(t.thresholdDuration / 60),
-      operator: keyOf(OPERATORS, t.operator),
-      priority: keyOf(PRIORITIES, t.priority),
-      threshold: thresholdText(t.threshold),
-      time_function: keyOf(TIME_FUNCTIONS, t.thresholdOccurrences),
-      ...(t.disableHealthStatusReporting ? { exclude_from_entity_status: true } : {}),
-    })),
+    terms: termObjects(c),
     nrql: { query: c.query, ...(since !== undefined ? { since_value: since } : {}) },
     signal: {
       aggregation_window: numberText(s.aggregationWindow),
@@ -152,77 +145,106 @@ export function mergeNrqlCondition(current: Obj, patch: Obj): Obj {
   return out;
 }
 
-/** A REST NRQL condition (create body, or a merged update) → the domain's input, or a 422 listing every problem. */
-export function nrqlConditionInput(c: Obj): NrqlConditionInput {
-  const errors: string[] = [];
-  const text = (key: string, value: unknown, required: boolean): string | undefined => {
+/** Reads REST's loosely typed fields, collecting every problem instead of stopping at the first. */
+export class FieldReader {
+  readonly errors: string[] = [];
+
+  text(key: string, value: unknown, required: boolean): string | undefined {
     if (value === undefined || value === null) {
-      if (required) errors.push(`${key} is required`);
+      if (required) this.errors.push(`${key} is required`);
       return undefined;
     }
     if (typeof value !== 'string') {
-      errors.push(`${key} must be a string`);
+      this.errors.push(`${key} must be a string`);
       return undefined;
     }
     return value;
-  };
-  const num = (key: string, value: unknown): number | undefined => {
+  }
+
+  num(key: string, value: unknown): number | undefined {
     if (value === undefined || value === null || value === '') return undefined;
     const n = typeof value === 'number' ? value : typeof value === 'string' && /^\s*-?\d+(\.\d+)?\s*$/.test(value) ? Number(value) : NaN;
     if (!Number.isFinite(n)) {
-      errors.push(`${key} must be a number (or a string holding one), got ${JSON.stringify(value)}`);
+      this.errors.push(`${key} must be a number (or a string holding one), got ${JSON.stringify(value)}`);
       return undefined;
     }
     return n;
-  };
-  const bool = (key: string, value: unknown): boolean | undefined => {
+  }
+
+  bool(key: string, value: unknown): boolean | undefined {
     if (value === undefined || value === null) return undefined;
     if (typeof value === 'boolean') return value;
     if (value === 'true' || value === 'false') return value === 'true';
-    errors.push(`${key} must be true or false`);
+    this.errors.push(`${key} must be true or false`);
     return undefined;
-  };
-  const oneOf = <T>(key: string, value: unknown, table: Readonly<Record<string, T>>): T | undefined => {
+  }
+
+  oneOf<T>(key: string, value: unknown, table: Readonly<Record<string, T>>): T | undefined {
     if (value === undefined || value === null) return undefined;
     const found = typeof value === 'string' ? table[value.toLowerCase()] : undefined;
-    if (found === undefined) errors.push(`${key} must be one of ${Object.keys(table).join(', ')}, got ${JSON.stringify(value)}`);
+    if (found === undefined) this.errors.push(`${key} must be one of ${Object.keys(table).join(', ')}, got ${JSON.stringify(value)}`);
     return found;
-  };
+  }
+
+  /** REST terms: minutes as numbers or strings (more than 0, at most `maxMinutes`), thresholds ≥ 0. */
+  terms(rawTerms: unknown, operators: Readonly<Record<string, TermOperator>>, maxMinutes: number): NonNullable<NrqlConditionInput['terms']>[number][] {
+    const terms: NonNullable<NrqlConditionInput['terms']>[number][] = [];
+    if (rawTerms !== undefined && !Array.isArray(rawTerms)) this.errors.push('terms must be an array');
+    for (const [i, t] of (Array.isArray(rawTerms) ? rawTerms : []).entries()) {
+      const at = `terms[${i}]`;
+      if (!isObject(t)) {
+        this.errors.push(`${at} must be an object`);
+        continue;
+      }
+      const duration = this.num(`${at}.duration`, t.duration);
+      const threshold = this.num(`${at}.threshold`, t.threshold);
+      const operator = this.oneOf(`${at}.operator`, t.operator, operators);
+      const priority = this.oneOf(`${at}.priority`, t.priority ?? 'critical', PRIORITIES);
+      const occurrences = this.oneOf(`${at}.time_function`, t.time_function, TIME_FUNCTIONS);
+      const exclude = this.bool(`${at}.exclude_from_entity_status`, t.exclude_from_entity_status);
+      if (t.duration === undefined) this.errors.push(`${at}.duration is required (minutes)`);
+      else if (duration !== undefined && !(duration > 0 && duration <= maxMinutes)) this.errors.push(`${at}.duration must be a number of minutes above 0 and at most ${maxMinutes}, got ${JSON.stringify(t.duration)}`);
+      if (t.threshold === undefined) this.errors.push(`${at}.threshold is required`);
+      else if (threshold !== undefined && threshold < 0) this.errors.push(`${at}.threshold must be a number of at least 0, got ${JSON.stringify(t.threshold)}`);
+      if (t.operator === undefined) this.errors.push(`${at}.operator is required`);
+      if (t.time_function === undefined) this.errors.push(`${at}.time_function is required (all or any)`);
+      if (duration === undefined || threshold === undefined || operator === undefined || priority === undefined || occurrences === undefined) continue;
+      terms.push({ priority, operator, threshold, thresholdDuration: Math.round(duration * 60), thresholdOccurrences: occurrences, disableHealthStatusReporting: exclude ?? false });
+    }
+    return terms;
+  }
+}
+
+/** REST terms as clients read them back. */
+export function termObjects(c: NrqlCondition): Record<string, unknown>[] {
+  return c.terms.map((t) => ({
+    duration: numberText(t.thresholdDuration / 60),
+    operator: keyOf(OPERATORS, t.operator),
+    priority: keyOf(PRIORITIES, t.priority),
+    threshold: thresholdText(t.threshold),
+    time_function: keyOf(TIME_FUNCTIONS, t.thresholdOccurrences),
+    ...(t.disableHealthStatusReporting ? { exclude_from_entity_status: true } : {}),
+  }));
+}
+
+/** Operators of APM metric conditions (NRQL conditions have three more). */
+export const METRIC_OPERATORS: Readonly<Record<string, TermOperator>> = { above: 'ABOVE', below: 'BELOW', equal: 'EQUALS' };
+
+/** A REST NRQL condition (create body, or a merged update) → the domain's input, or a 422 listing every problem. */
+export function nrqlConditionInput(c: Obj): NrqlConditionInput {
+  const r = new FieldReader();
+  const errors = r.errors;
+  const text = r.text.bind(r);
+  const num = r.num.bind(r);
+  const bool = r.bool.bind(r);
+  const oneOf = r.oneOf.bind(r);
 
   if (c.type !== undefined && c.type !== 'static') errors.push(`type must be 'static': baseline and outlier NRQL conditions are not available through REST, got ${JSON.stringify(c.type)}`);
   const name = text('name', c.name, true) ?? '';
   const runbook = text('runbook_url', c.runbook_url, false);
   const enabled = bool('enabled', c.enabled) ?? false;
 
-  const rawTerms = c.terms;
-  const terms: NonNullable<NrqlConditionInput['terms']>[number][] = [];
-  if (rawTerms !== undefined && !Array.isArray(rawTerms)) errors.push('terms must be an array');
-  for (const [i, t] of (Array.isArray(rawTerms) ? rawTerms : []).entries()) {
-    const at = `terms[${i}]`;
-    if (!isObject(t)) {
-      errors.push(`${at} must be an object`);
-      continue;
-    }
-    const duration = num(`${at}.duration`, t.duration);
-    const threshold = num(`${at}.threshold`, t.threshold);
-    const operator = oneOf(`${at}.operator`, t.operator, OPERATORS);
-    const priority = oneOf(`${at}.priority`, t.priority ?? 'critical', PRIORITIES);
-    const occurrences = oneOf(`${at}.time_function`, t.time_function, TIME_FUNCTIONS);
-    const exclude = bool(`${at}.exclude_from_entity_status`, t.exclude_from_entity_status);
-    if (t.duration === undefined) errors.push(`${at}.duration is required (minutes)`);
-    else if (duration !== undefined && !(duration > 0)) errors.push(`${at}.duration must be a positive number of minutes, got ${JSON.stringify(t.duration)}`);
-    if (t.threshold === undefined) errors.push(`${at}.threshold is required`);
-    else if (threshold !== undefined && threshold < 0) errors.push(`${at}.threshold must be a number of at least 0, got ${JSON.stringify(t.threshold)}`);
-    if (t.operator === undefined) errors.push(`${at}.operator is required`);
-    if (t.time_function === undefined) errors.push(`${at}.time_function is required (all or any)`);
-    if (duration === undefined || threshold === undefined || operator === undefined || priority === undefined || occurrences === undefined) continue;
-    terms.push({
-      priority, operator, threshold,
-      thresholdDuration: Math.round(duration * 60),
-      thresholdOccurrences: occurrences,
-      disableHealthStatusReporting: exclude ?? false,
-    });
-  }
+  const terms = r.terms(c.terms, OPERATORS, 1440);
 
   const valueFunction = c.value_function ?? 'single_value';
   if (valueFunction === 'sum') {
