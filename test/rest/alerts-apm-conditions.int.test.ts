@@ -94,6 +94,7 @@ test('each APM metric condition runs the NRQL of its REST value, and the numbers
     assert.equal(await nrqlValue(made.headers['x-timeslice-nrql'] as string), value, fn);
   }
   await golden(ts, 'alerts-apm/list-xml', 'GET', '/v2/alerts_conditions.xml?policy_id=1');
+  await golden(ts, 'alerts-apm/list-page-past-end', 'GET', '/v2/alerts_conditions.json?policy_id=1&page=2');
   // An APM condition is not an NRQL condition on REST, and the other way round.
   assert.deepEqual((await rest(ts, 'GET', '/v2/alerts_nrql_conditions.json?policy_id=1')).json(), { nrql_conditions: [] });
   assert.equal((await rest(ts, 'DELETE', '/v2/alerts_nrql_conditions/1.json')).status, 404);
@@ -122,7 +123,10 @@ test('updates and deletes; bad input is refused and nothing is stored', async ()
   assert.equal(asB.status, 404);
   assert.equal(ts.server.alerts.conditions(1).length, count);
   await golden(ts, 'alerts-apm/delete', 'DELETE', '/v2/alerts_conditions/3.json');
-  assert.equal(ts.server.alerts.conditions(1).length, count - 1);
+  await golden(ts, 'alerts-apm/update-xml', 'PUT', '/v2/alerts_conditions/8.xml', { body: { condition: { enabled: true, entities: [appId] } }, note: 'body: enabled, entities as numbers' });
+  await golden(ts, 'alerts-apm/delete-xml', 'DELETE', '/v2/alerts_conditions/11.xml');
+  assert.equal(ts.server.alerts.conditions(1).length, count - 2);
+  await golden(ts, 'alerts-apm/list', 'GET', '/v2/alerts_conditions.json?policy_id=1');
 });
 
 test('an error_percentage condition opens a violation on the application through the same engine', async () => {

@@ -93,7 +93,8 @@ test('channels: create, list, link, unlink, delete; bad input stores nothing', a
     body: { channel: { name: 'oncall@example.com', type: 'email', configuration: { recipients: 'oncall@example.com', include_json_attachment: true } } },
     note: 'body: an email channel, include_json_attachment as a JSON true',
   });
-  await golden(ts, 'alerts-channels/link', 'PUT', '/v2/alerts_policy_channels.json?policy_id=1&channel_ids=2,3');
+  await golden(ts, 'alerts-channels/link', 'PUT', '/v2/alerts_policy_channels.json?policy_id=1&channel_ids=2');
+  await golden(ts, 'alerts-channels/link-xml', 'PUT', '/v2/alerts_policy_channels.xml?policy_id=1&channel_ids=3,2');
   await golden(ts, 'alerts-channels/link-unknown-channel', 'PUT', '/v2/alerts_policy_channels.json?policy_id=1&channel_ids=3,99');
   await golden(ts, 'alerts-channels/bad', 'POST', '/v2/alerts_channels.json', {
     body: { channel: { name: 'x', type: 'carrier-pigeon', configuration: {} } }, note: 'body: an unknown type',
@@ -110,11 +111,17 @@ test('channels: create, list, link, unlink, delete; bad input stores nothing', a
   const scratch = (await rest(ts, 'POST', '/v2/alerts_channels.json?policy_ids=1', { body: { channel: { name: 'scratch', type: 'slack', configuration: { url: 'https://hooks.slack.example/x', channel: '#ops' } } } })).json().channels[0];
   assert.equal(scratch.id, 4);
   await golden(ts, 'alerts-channels/unlink', 'DELETE', '/v2/alerts_policy_channels.json?policy_id=1&channel_id=4');
+  await golden(ts, 'alerts-channels/unlink-again-xml', 'DELETE', '/v2/alerts_policy_channels.xml?policy_id=1&channel_id=4');
   await golden(ts, 'alerts-channels/delete', 'DELETE', '/v2/alerts_channels/4.json');
+  const user = (await rest(ts, 'POST', '/v2/alerts_channels.json', { body: { channel: { name: 'Ada', type: 'user', configuration: { user_id: '1' } } } })).json().channels[0];
+  await golden(ts, 'alerts-channels/delete-user-xml', 'DELETE', `/v2/alerts_channels/${user.id}.xml`);
+  await golden(ts, 'alerts-channels/unlinked-delete-xml', 'DELETE', '/v2/alerts_channels/4.xml');
   // The receiver's port differs from run to run: the golden has PORT in its place.
   const list = await rest(ts, 'GET', '/v2/alerts_channels.xml');
   assertGolden('test/golden/rest/alerts-channels/list-xml.txt', goldenText('GET', '/v2/alerts_channels.xml', list).replaceAll(rx.url, 'http://127.0.0.1:PORT'));
-  assert.deepEqual((await rest(ts, 'GET', '/v2/alerts_channels.json')).json().channels.map((c: any) => [c.id, c.links.policy_ids]), [[1, [1]], [2, [1]], [3, [1]]]);
+  const json = await rest(ts, 'GET', '/v2/alerts_channels.json');
+  assertGolden('test/golden/rest/alerts-channels/list.txt', goldenText('GET', '/v2/alerts_channels.json', json).replaceAll(rx.url, 'http://127.0.0.1:PORT'));
+  assert.deepEqual(json.json().channels.map((c: any) => [c.id, c.links.policy_ids]), [[1, [1]], [2, [1]], [3, [1]], [5, []]]);
 });
 
 test('an issue of a linked policy is announced to webhook channels on open, acknowledge and close', async () => {
@@ -192,5 +199,5 @@ test('an issue of a linked policy is announced to webhook channels on open, ackn
   await ts.restart();
   await ts.server.alerts.flushNotifications();
   assert.equal(rx.received.length, before);
-  assert.deepEqual((await rest(ts, 'GET', '/v2/alerts_channels.json')).json().channels.map((c: any) => c.name), ['pager bridge', 'form hook', 'oncall@example.com']);
+  assert.deepEqual((await rest(ts, 'GET', '/v2/alerts_channels.json')).json().channels.map((c: any) => c.name), ['pager bridge', 'form hook', 'oncall@example.com', 'Ada']);
 });

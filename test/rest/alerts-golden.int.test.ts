@@ -69,6 +69,9 @@ describe('alerts_policies and alerts_nrql_conditions', () => {
     const graph = await graphData(ts, '{ actor { account(id: 1) { alerts { policy(id: 2) { id name incidentPreference } } } } }');
     assert.deepEqual(graph.actor.account.alerts.policy, { id: '2', name: 'scratch', incidentPreference: 'PER_CONDITION_AND_TARGET' });
     await golden(ts, 'alerts/policy-delete', 'DELETE', '/v2/alerts_policies/2.json');
+    assert.equal((await rest(ts, 'POST', '/v2/alerts_policies.json', { body: { policy: { name: 'scratch 2' } } })).status, 201);
+    await golden(ts, 'alerts/policy-update-xml', 'PUT', '/v2/alerts_policies/3.xml', { body: { policy: { name: 'scratch two' } }, note: 'body: {"policy":{"name":"scratch two"}}' });
+    await golden(ts, 'alerts/policy-delete-xml', 'DELETE', '/v2/alerts_policies/3.xml');
     assert.deepEqual(ts.server.alerts.policies(1).map((p) => p.policy.id), ['1']);
   });
 
@@ -106,7 +109,12 @@ describe('alerts_policies and alerts_nrql_conditions', () => {
       note: 'body: name and terms only; the rest is kept',
     });
     clock.ms = T0;
+    await golden(ts, 'alerts/nrql-condition-update-xml', 'PUT', '/v2/alerts_nrql_conditions/2.xml', {
+      body: { nrql_condition: { enabled: true, runbook_url: 'https://runbooks.example.test/since' } }, note: 'body: enabled and runbook_url only',
+    });
     await golden(ts, 'alerts/nrql-condition-delete', 'DELETE', '/v2/alerts_nrql_conditions/2.json');
+    assert.equal((await rest(ts, 'POST', '/v2/alerts_nrql_conditions/policies/1.json', { body: { nrql_condition: { ...PROBE_CONDITION.nrql_condition, name: 'scratch', enabled: false } } })).status, 201);
+    await golden(ts, 'alerts/nrql-condition-delete-xml', 'DELETE', '/v2/alerts_nrql_conditions/3.xml');
     assert.equal(await conditionCount(), 1);
   });
 
