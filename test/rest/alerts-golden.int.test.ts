@@ -229,3 +229,26 @@ describe('alerts_violations, alerts_incidents and alerts_events', () => {
     assert.deepEqual(events.json().recent_events.map((e: Obj) => [e.event_type, e.incident_id, e.product, e.entity_type]), [['VIOLATION_OPEN', 2, 'NRQL', 'Query']]);
   });
 });
+
+describe('a REST update of a condition made through NerdGraph', () => {
+  it('keeps what REST cannot say: description, evaluationDelay, ignoreOnExpectedTermination', async () => {
+    const made = await graphData(ts, 'mutation($c:AlertsNrqlConditionStaticInput!){alertsNrqlConditionStaticCreate(accountId:1,policyId:"1",condition:$c){id}}', {
+      c: {
+        name: 'from the graph', enabled: false, description: 'written in NerdGraph', nrql: { query: 'SELECT count(*) FROM Transaction' },
+        terms: [{ operator: 'ABOVE', priority: 'CRITICAL', threshold: 1.5, thresholdDuration: 90, thresholdOccurrences: 'ALL' }],
+        signal: { aggregationWindow: 30, evaluationDelay: 120 }, expiration: { expirationDuration: 600, ignoreOnExpectedTermination: true },
+      },
+    });
+    const id = made.alertsNrqlConditionStaticCreate.id;
+    const listed = (await rest(ts, 'GET', '/v2/alerts_nrql_conditions.json?policy_id=1')).json().nrql_conditions.find((c: Obj) => c.id === Number(id));
+    // 90 s is not whole minutes: REST shows the decimal.
+    assert.deepEqual(listed.terms, [{ duration: '1.5', operator: 'above', priority: 'critical', threshold: '1.5', time_function: 'all' }]);
+    const put = await rest(ts, 'PUT', `/v2/alerts_nrql_conditions/${id}.json`, { body: { nrql_condition: { name: 'renamed in REST' } } });
+    assert.equal(put.status, 200, put.text);
+    const read = await graphData(ts, `{ actor { account(id: 1) { alerts { nrqlCondition(id: "${id}") { name description signal { aggregationWindow evaluationDelay } expiration { expirationDuration ignoreOnExpectedTermination } terms { thresholdDuration threshold } } } } } }`);
+    assert.deepEqual(read.actor.account.alerts.nrqlCondition, {
+      name: 'renamed in REST', description: 'written in NerdGraph', signal: { aggregationWindow: 30, evaluationDelay: 120 },
+      expiration: { expirationDuration: 600, ignoreOnExpectedTermination: true }, terms: [{ thresholdDuration: 90, threshold: 1.5 }],
+    });
+  });
+});

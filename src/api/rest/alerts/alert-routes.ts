@@ -2,7 +2,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Clock } from '../../../clock.js';
 import { AlertNotFoundError, AlertValidationError, type AlertService } from '../../../alerts/alert-service.js';
 import { LegacyChannelError } from '../../../alerts/legacy-channels.js';
-import type { Incident, Issue } from '../../../domain/alerts/alert-model.js';
+import type { Incident, Issue, NrqlCondition } from '../../../domain/alerts/alert-model.js';
+import type { NrqlConditionInput } from '../../../domain/alerts/condition-input.js';
 import { applicationOfIncident } from '../../../domain/alerts/incident-entity.js';
 import { parseRestTime } from '../../../domain/time/iso8601.js';
 import type { Catalog } from '../../../store/catalog.js';
@@ -96,9 +97,7 @@ export function registerAlertRoutes(app: FastifyInstance, deps: AlertRouteDeps):
     const current = ownCondition(alerts, ctx, id, 'nrql');
     const patch = member(request.body, 'nrql_condition');
     const input = nrqlConditionInput(mergeNrqlCondition(conditionObject(current), patch));
-    const stored = await serviceCall(() =>
-      alerts.updateCondition(ctx.accountId, String(id), (stored) => ({ ...input, description: stored.description })),
-    );
+    const stored = await serviceCall(() => alerts.updateCondition(ctx.accountId, String(id), (now) => keepUnspoken(now, input)));
     return { body: { nrql_condition: conditionObject(stored) } };
   });
 
@@ -135,7 +134,7 @@ export function registerAlertRoutes(app: FastifyInstance, deps: AlertRouteDeps):
     const id = pathId(request, 'id', 'condition');
     const current = ownCondition(alerts, ctx, id, 'apm');
     const input = apmConditionInput(mergeApmCondition(apmConditionObject(current), member(request.body, 'condition')), ownsApplication(ctx));
-    const stored = await serviceCall(() => alerts.updateCondition(ctx.accountId, String(id), (now) => ({ ...input, description: now.description })));
+    const stored = await serviceCall(() => alerts.updateCondition(ctx.accountId, String(id), (now) => keepUnspoken(now, input)));
     return { body: { condition: apmConditionObject(stored) }, headers: nrqlHeader(stored) };
   });
 
@@ -260,6 +259,23 @@ export function registerAlertRoutes(app: FastifyInstance, deps: AlertRouteDeps):
 }
 
 // ---- helpers -----------------------------------------------------------------------------------
+
+/**
+ * A REST update over a condition NerdGraph may have set more of: what REST cannot say (the description,
+ * `signal.evaluationDelay`, `expiration.ignoreOnExpectedTermination`, and any field NerdGraph's input
+ * shares with the stored condition) keeps its stored value; what REST says replaces it.
+ */
+function keepUnspoken(current: NrqlCondition, input: NrqlConditionInput): NrqlConditionInput {
+  return {
+    ...current,
+    ...input,
+    description: current.description,
+    signal: input.signal === null || input.signal === undefined ? input.signal : { evaluationDelay: current.signal.evaluationDelay, ...input.signal },
+    expiration: input.expiration === null || input.expiration === undefined
+      ? { ignoreOnExpectedTermination: current.expiration.ignoreOnExpectedTermination }
+      : { ignoreOnExpectedTermination: current.expiration.ignoreOnExpectedTermination, ...input.expiration },
+  };
+}
 
 /** Comma-separated ids; a 422 naming the parameter when one is not a whole number. */
 function idList(text: string, name: string): number[] {
