@@ -170,6 +170,13 @@ describe('alerts_violations, alerts_incidents and alerts_events', () => {
     await golden(ts, 'alerts/incidents-xml', 'GET', '/v2/alerts_incidents.xml?exclude_violations=true');
     await golden(ts, 'alerts/events', 'GET', '/v2/alerts_events.json');
     await golden(ts, 'alerts/events-xml', 'GET', '/v2/alerts_events.xml?filter[event_type]=VIOLATION_OPEN&filter[product]=apm');
+    // Bounds are inclusive, on opened_at (12:03:00).
+    const ids = async (query: string) => (await rest(ts, 'GET', `/v2/alerts_violations.json?${query}`)).json().violations.map((v: Obj) => v.id);
+    assert.deepEqual(await ids('start_date=2026-11-20T12:03:00Z&end_date=2026-11-20T12:03:00Z'), [1]);
+    assert.deepEqual(await ids('end_date=2026-11-20T12:02:59Z'), []);
+    assert.deepEqual(await ids('start_date=2026-11-20T13:03:00%2B01:00&only_open=true'), [1]);
+    const reversed = await rest(ts, 'GET', '/v2/alerts_violations.json?start_date=2026-11-20T12:04:00Z&end_date=2026-11-20T12:03:00Z');
+    assert.deepEqual([reversed.status, reversed.json().error.title], [422, 'start_date must not be after end_date']);
     const bad = await rest(ts, 'GET', '/v2/alerts_violations.json?start_date=yesterday');
     assert.deepEqual([bad.status, bad.json().error.title], [422, "Invalid start_date 'yesterday': expected an ISO 8601 time such as 2024-03-05T14:00:00+00:00"]);
     const ofB = await rest(ts, 'GET', '/v2/alerts_incidents.json', { key: keyB });
