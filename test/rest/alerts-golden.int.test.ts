@@ -201,6 +201,15 @@ describe('alerts_violations, alerts_incidents and alerts_events', () => {
       incidents: { incidents: [{ issueId, priority: 'CRITICAL', createdAt: T0 + 3 * MIN, closedAt: T0 + 6 * MIN, title: "checkout-web query result is > 2 for 2 minutes on 'probe value'" }] },
     });
     assert.equal(await ts.server.alerts.restIdOf('issue', 1, 1), issueId, 'REST incident 1 is that NerdGraph issue');
+    // Every call was recorded as a TimesliceApiCall of the key's account, by its route (account B's refused
+    // close is B's).
+    await ts.server.apiUsage.flush();
+    const calls = await graphData(ts, `{ actor { account(id: 1) { nrql(query: "SELECT count(*) FROM TimesliceApiCall WHERE route LIKE '/v2/alerts_incidents/%' FACET route, method SINCE 1 day ago UNTIL '2030-01-01'") { results } } } }`);
+    assert.deepEqual(calls.actor.account.nrql.results.map((r: Obj) => [r.facet, r.count]).sort(), [
+      [['/v2/alerts_incidents/{id}/acknowledge.json', 'PUT'], 1],
+      [['/v2/alerts_incidents/{id}/close.json', 'PUT'], 1],
+      [['/v2/alerts_incidents/{id}/close.xml', 'PUT'], 1],
+    ]);
   });
 
   it('pages violations with rel="next" only, and incidents alike', async () => {
