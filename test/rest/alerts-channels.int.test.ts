@@ -199,5 +199,6 @@ test('an issue of a linked policy is announced to webhook channels on open, ackn
   await ts.restart();
   await ts.server.alerts.flushNotifications();
   assert.equal(rx.received.length, before);
+  assert.deepEqual((await rest(ts, 'GET', '/v2/alerts_incidents.json')).json().incidents.map((i: any) => [i.id, i.links.violations]), [[1, [1]]], 'numbers survive the restart');
   assert.deepEqual((await rest(ts, 'GET', '/v2/alerts_channels.json')).json().channels.map((c: any) => c.name), ['pager bridge', 'form hook', 'oncall@example.com', 'Ada']);
 });

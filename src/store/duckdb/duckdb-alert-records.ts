@@ -279,8 +279,11 @@ async function numberNew(c: DuckDBConnection, kind: RestIdKind, ids: readonly st
   if (ids.length === 0) return;
   const reader = await c.runAndReadAll('SELECT id FROM alert_rest_ids WHERE kind = $1 AND list_contains($2, id)', [kind, listValue([...ids])]);
   const known = new Set(reader.getRowObjectsJS().map((r) => String(r.id)));
-  for (const id of new Set(ids)) {
-    if (known.has(id)) continue;
-    await c.run(`INSERT INTO alert_rest_ids VALUES ($1, $2, nextval('${NUMBER_SEQUENCE[kind]}'))`, [kind, id]);
-  }
+  const fresh = [...new Set(ids)].filter((id) => !known.has(id));
+  if (fresh.length === 0) return;
+  // Three statements whatever the count (a cycle may open thousands): the numbers, in order, then one
+  // insert zipping them with the ids, so the n-th id given gets the n-th number.
+  const drawn = await c.runAndReadAll(`SELECT nextval('${NUMBER_SEQUENCE[kind]}') AS n FROM range($1) ORDER BY n`, [fresh.length]);
+  const numbers = drawn.getRowObjectsJS().map((r) => Number(r.n));
+  await c.run('INSERT INTO alert_rest_ids SELECT $1, unnest($2), unnest($3)', [kind, listValue(fresh), listValue(numbers)]);
 }
