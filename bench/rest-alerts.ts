@@ -95,7 +95,9 @@ export async function runRestAlerts(flags: ReadonlyMap<string, string>): Promise
       ['alerts_violations page 1', '/v2/alerts_violations.json', 'violations'],
       ['alerts_violations page 1 (XML)', '/v2/alerts_violations.xml', ''],
       ['alerts_events page 1', '/v2/alerts_events.json', 'recent_events'],
+      [`alerts_events page ${lastPage}`, `/v2/alerts_events.json?page=${lastPage}`, 'recent_events'],
       ['alerts_events filter[incident_id]', `/v2/alerts_events.json?filter[incident_id]=${open[0]!.number}`, 'recent_events'],
+      ['alerts_events filter[event_type]=VIOLATION_OPEN', '/v2/alerts_events.json?filter[event_type]=VIOLATION_OPEN', 'recent_events'],
     ];
     const cases: RestAlertsCase[] = [];
     for (const [label, url, key] of plan) {

@@ -71,6 +71,8 @@ export interface RestIssueQuery {
   readonly onlyOpen: boolean;
   /** Only these issues (UUIDs), when given. */
   readonly ids?: readonly string[];
+  /** Newest by their latest step (created, acknowledged or closed) instead: what recent events page by. */
+  readonly byLatest?: boolean;
   readonly offset: number;
   readonly limit: number;
 }
@@ -81,6 +83,10 @@ export interface RestIncidentQuery {
   /** Bounds on `openedAt` (epoch ms, inclusive), when given. */
   readonly openedFrom?: number;
   readonly openedTo?: number;
+  /** Only these incidents (UUIDs), when given. */
+  readonly ids?: readonly string[];
+  /** Newest by their latest step (opened or closed) instead. */
+  readonly byLatest?: boolean;
   readonly offset: number;
   readonly limit: number;
 }

@@ -241,6 +241,24 @@ describe('alerts_violations, alerts_incidents and alerts_events', () => {
     assert.equal(second.headers.link, '<http://localhost:80/graphql>;rel="successor-version"');
     const all = await rest(ts, 'GET', '/v2/alerts_incidents.json?page=2');
     assert.deepEqual(all.json().incidents.map((i: Obj) => i.id), [2, 1], 'the closed incident comes last, newest first');
+    // Every page of the events, following rel="next", is the history the two lists describe, newest first
+    // (ties by id), plus the one acknowledgement (incident 1, 12:05).
+    const pages: Obj[][] = [];
+    for (let next: string | undefined = '/v2/alerts_events.json'; next !== undefined;) {
+      const reply = await rest(ts, 'GET', next);
+      pages.push(reply.json().recent_events);
+      const m = /<http:\/\/localhost:80([^>]+)>;rel="next"/.exec(String(reply.headers.link));
+      next = m?.[1];
+    }
+    const violations = (await rest(ts, 'GET', '/v2/alerts_violations.json')).json().violations.concat((await rest(ts, 'GET', '/v2/alerts_violations.json?page=2')).json().violations) as Obj[];
+    const incidentsAll = (await rest(ts, 'GET', '/v2/alerts_incidents.json')).json().incidents.concat(all.json().incidents) as Obj[];
+    const expected = [
+      ...violations.flatMap((v) => [[v.id * 8 + 1, 'VIOLATION_OPEN', v.opened_at], ...(v.closed_at !== undefined ? [[v.id * 8 + 2, 'VIOLATION_CLOSE', v.closed_at]] : [])]),
+      ...incidentsAll.flatMap((i) => [[i.id * 8 + 3, 'INCIDENT_OPEN', i.opened_at], ...(i.closed_at !== undefined ? [[i.id * 8 + 5, 'INCIDENT_CLOSE', i.closed_at]] : [])]),
+      [1 * 8 + 4, 'INCIDENT_ACKNOWLEDGED', T0 + 5 * MIN],
+    ].sort((a, b) => (b[2] as number) - (a[2] as number) || (b[0] as number) - (a[0] as number));
+    assert.deepEqual(pages.map((p) => p.length), [25, 25, expected.length - 50]);
+    assert.deepEqual(pages.flat().map((e) => [e.id, e.event_type, e.timestamp]), expected);
     const events = await rest(ts, 'GET', '/v2/alerts_events.json?filter[incident_id]=2&filter[event_type]=VIOLATION');
     assert.deepEqual(events.json().recent_events.map((e: Obj) => [e.event_type, e.incident_id, e.product, e.entity_type]), [['VIOLATION_OPEN', 2, 'NRQL', 'Query']]);
   });

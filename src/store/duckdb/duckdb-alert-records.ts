@@ -203,9 +203,12 @@ export class DuckDbAlertRecords implements AlertRecords {
       params.push(listValue([...query.ids]));
       where += ` AND list_contains($${params.length}, i.id)`;
     }
+    const order = query.byLatest === true
+      ? "greatest(i.created_at, coalesce(i.closed_at, 0), coalesce(CAST(json_extract_string(i.body, '$.acknowledgedAt') AS BIGINT), 0))"
+      : 'i.created_at';
     const rows = await this.db.all<{ body: string; number: bigint }>(
       `SELECT i.body, r.number FROM alert_issues i JOIN alert_rest_ids r ON r.kind = 'issue' AND r.id = i.id
-        WHERE ${where} ORDER BY i.created_at DESC, r.number DESC LIMIT $2 OFFSET $3`,
+        WHERE ${where} ORDER BY ${order} DESC, r.number DESC LIMIT $2 OFFSET $3`,
       params,
     );
     return rows.map((r) => ({ number: Number(r.number), value: JSON.parse(r.body) as Issue }));
@@ -224,9 +227,15 @@ export class DuckDbAlertRecords implements AlertRecords {
       params.push(query.openedTo);
       where += ` AND ${opened} <= $${params.length}`;
     }
+    if (query.ids !== undefined) {
+      if (query.ids.length === 0) return [];
+      params.push(listValue([...query.ids]));
+      where += ` AND list_contains($${params.length}, i.id)`;
+    }
+    const order = query.byLatest === true ? `greatest(${opened}, coalesce(CAST(json_extract_string(i.body, '$.closedAt') AS BIGINT), 0))` : opened;
     const rows = await this.db.all<{ body: string; number: bigint }>(
       `SELECT i.body, r.number FROM alert_incidents i JOIN alert_rest_ids r ON r.kind = 'incident' AND r.id = i.id
-        WHERE ${where} ORDER BY ${opened} DESC, r.number DESC LIMIT $2 OFFSET $3`,
+        WHERE ${where} ORDER BY ${order} DESC, r.number DESC LIMIT $2 OFFSET $3`,
       params,
     );
     return rows.map((r) => ({ number: Number(r.number), value: JSON.parse(r.body) as Incident }));

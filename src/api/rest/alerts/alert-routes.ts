@@ -250,11 +250,10 @@ export function registerAlertRoutes(app: FastifyInstance, deps: AlertRouteDeps):
   restRoute(app, 'GET', '/v2/alerts_events', async (request, ctx) => {
     const params = RestParams.from(request.query, request.body);
     const page = historyPage(params);
-    const filter = eventFilter(params);
-    const all = await recentEvents(deps, ctx);
-    const matching = all.filter(filter);
-    const { pageItems, lastPage } = paginate(matching, page, ALERT_HISTORY_PAGE_SIZE);
-    return { body: { recent_events: pageItems }, pagination: { page, lastPage } };
+    const { test, scope } = eventFilter(params);
+    const matching = (await recentEvents(deps, ctx, scope, page * ALERT_HISTORY_PAGE_SIZE + 1)).filter(test);
+    const pageItems = matching.slice((page - 1) * ALERT_HISTORY_PAGE_SIZE, page * ALERT_HISTORY_PAGE_SIZE);
+    return withNext({ body: { recent_events: pageItems } }, request, page, matching.length > page * ALERT_HISTORY_PAGE_SIZE);
   });
 }
 
@@ -401,15 +400,36 @@ async function violationContext(deps: AlertRouteDeps, ctx: RestContext, incident
   };
 }
 
+/** Which stored objects an events request must read. */
+type EventScope =
+  /** No filter: the `want` newest events come from the `want` incidents and issues with the latest steps. */
+  | { readonly kind: 'newest' }
+  /** filter[incident_id]: that incident (issue) and its violations (incidents). */
+  | { readonly kind: 'incident'; readonly number: number }
+  /** Any other filter: the whole history, filtered afterwards. */
+  | { readonly kind: 'all' };
+
 /**
  * The account's alert history as New Relic's recent events, newest first: each violation's open and
  * close, each incident's open, acknowledgement and close, derived from the stored incidents and
- * issues so the three lists never disagree.
+ * issues so the three lists never disagree. Unfiltered, only the `want` incidents and issues whose
+ * latest step is newest are read: every one of the `want` newest events belongs to one of them (an
+ * object outside them has `want` others of its kind with a later step, each an event at least as new).
  */
-async function recentEvents(deps: AlertRouteDeps, ctx: RestContext): Promise<RecentEvent[]> {
-  const everything = { onlyOpen: false, offset: 0, limit: Number.MAX_SAFE_INTEGER };
-  const incidents = await deps.alerts.restIncidents(ctx.accountId, everything);
-  const issues = await deps.alerts.restIssues(ctx.accountId, everything);
+async function recentEvents(deps: AlertRouteDeps, ctx: RestContext, scope: EventScope, want: number): Promise<RecentEvent[]> {
+  let incidents: Array<{ number: number; value: Incident }>;
+  let issues: Array<{ number: number; value: Issue }>;
+  if (scope.kind === 'incident') {
+    const issueId = await deps.alerts.restIdOf('issue', ctx.accountId, scope.number);
+    if (issueId === undefined) return [];
+    issues = await deps.alerts.restIssues(ctx.accountId, { onlyOpen: false, ids: [issueId], offset: 0, limit: 1 });
+    const ids = issues[0]?.value.incidentIds ?? [];
+    incidents = await deps.alerts.restIncidents(ctx.accountId, { onlyOpen: false, ids, offset: 0, limit: ids.length });
+  } else {
+    const limit = scope.kind === 'newest' ? want : Number.MAX_SAFE_INTEGER;
+    incidents = await deps.alerts.restIncidents(ctx.accountId, { onlyOpen: false, offset: 0, limit, byLatest: true });
+    issues = await deps.alerts.restIssues(ctx.accountId, { onlyOpen: false, offset: 0, limit, byLatest: true });
+  }
   const context = await violationContext(deps, ctx, incidents.map((r) => r.value));
   const events = [
     ...incidents.flatMap((r) => violationEvents(r.value, r.number, context.issueNumber(r.value), context.entity(r.value))),
@@ -433,11 +453,13 @@ const EVENT_ID_FILTERS = {
  * `filter[…]` of the recent events: names compare without case (clients send APM or Apm); ids are
  * whole numbers. `VIOLATION` matches both violation steps.
  */
-function eventFilter(params: RestParams): (e: RecentEvent) => boolean {
+function eventFilter(params: RestParams): { test: (e: RecentEvent) => boolean; scope: EventScope } {
   const tests: Array<(e: RecentEvent) => boolean> = [];
+  const given: string[] = [];
   for (const [name, field] of Object.entries(EVENT_FILTERS)) {
     const value = params.one(name);
     if (value === undefined || value === '') continue;
+    given.push(name);
     const wanted = value.toUpperCase();
     if (name === 'filter[event_type]' && wanted === 'VIOLATION') tests.push((e) => e.event_type.startsWith('VIOLATION_'));
     else tests.push((e) => field(e)?.toUpperCase() === wanted);
@@ -446,7 +468,12 @@ function eventFilter(params: RestParams): (e: RecentEvent) => boolean {
     const value = params.one(name);
     if (value === undefined || value === '') continue;
     if (!/^\d{1,15}$/.test(value)) throw RestError.unprocessable(`Invalid ${name} '${value}': expected a whole number`);
+    given.push(name);
     tests.push((e) => field(e) === Number(value));
   }
-  return (e) => tests.every((t) => t(e));
+  const incident = params.one('filter[incident_id]');
+  const scope: EventScope = given.length === 0 ? { kind: 'newest' }
+    : given.includes('filter[incident_id]') ? { kind: 'incident', number: Number(incident) }
+    : { kind: 'all' };
+  return { test: (e) => tests.every((t) => t(e)), scope };
 }
