@@ -159,6 +159,8 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
       // The API's address once it listens (its port may be chosen by the system).
       origin: () => `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${apiPort}`,
       endedExpectedly: () => expectedTerminations(catalog),
+      accountName: (accountId) => catalog.account(accountId)?.name,
+      applications: (accountId) => catalog.applications(accountId),
     });
     api = await buildApiApp({
       catalog, metrics, executor, clock, entities, ready: () => ready, logger,
