@@ -102,6 +102,12 @@ const BENCHES: Record<string, (flags: Flags) => Promise<unknown>> = {
   starvation: async (flags) => (await import('./starvation.js')).starvationBench(flags.values),
   durability: async (flags) => (await import('./durability.js')).durabilityBench(flags.values),
   'ack-window': async (flags) => (await import('./ack-window.js')).ackWindowBench(flags.values),
+  'rest-alerts': async (flags) => {
+    const { formatRestAlertsResult, runRestAlerts } = await import('./rest-alerts.js');
+    const result = await runRestAlerts(flags.values);
+    console.log(formatRestAlertsResult(result));
+    return result;
+  },
   'rest-limits': async () => {
     const { formatRestLimitsResult, runRestLimits } = await import('./rest-limits.js');
     const result = await runRestLimits();

@@ -7,6 +7,7 @@ import { collectorDeploymentsPlugin } from './api/rest/deployment-routes.js';
 import { createRateLimits } from './http/rate-limit.js';
 import { ApiUsageRecorder } from './api/rest/api-usage.js';
 import { AlertService } from './alerts/alert-service.js';
+import { expectedTerminations } from './alerts/expected-termination.js';
 import type { WebhookOptions } from './alerts/webhook-sender.js';
 import { systemClock, type Clock } from './clock.js';
 import type { ServeConfig } from './config.js';
@@ -157,6 +158,9 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
       ...(options.alertWebhook ? { webhook: options.alertWebhook } : {}),
       // The API's address once it listens (its port may be chosen by the system).
       origin: () => `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${apiPort}`,
+      endedExpectedly: () => expectedTerminations(catalog),
+      accountName: (accountId) => catalog.account(accountId)?.name,
+      applications: (accountId) => catalog.applications(accountId),
     });
     api = await buildApiApp({
       catalog, metrics, executor, clock, entities, ready: () => ready, logger,

@@ -95,6 +95,47 @@ const SUCCESSORS: readonly (readonly [RegExp, Readonly<Record<string, string>>])
     POST: 'mutation agentApplicationCreateBrowser(accountId: <account id>, name: "<name>")',
     '*': 'actor { entitySearch(query: "domain = \'BROWSER\'") { results { entities { guid name } } } }',
   }],
+  [/^\/v2\/alerts_policies$/, {
+    GET: 'actor { account(id: <account id>) { alerts { policiesSearch(searchCriteria: {name: "<name>"}) { policies { id name incidentPreference } nextCursor } } } }',
+    POST: 'mutation alertsPolicyCreate(accountId: <account id>, policy: {name: "<name>", incidentPreference: PER_POLICY})',
+  }],
+  [/^\/v2\/alerts_policies\/[^/]+$/, {
+    PUT: 'mutation alertsPolicyUpdate(accountId: <account id>, id: <policy id>, policy: {name: "<name>", incidentPreference: PER_CONDITION})',
+    DELETE: 'mutation alertsPolicyDelete(accountId: <account id>, id: <policy id>)',
+  }],
+  [/^\/v2\/alerts_nrql_conditions(\/policies)?/, {
+    GET: 'actor { account(id: <account id>) { alerts { nrqlConditionsSearch(searchCriteria: {policyId: <policy id>}) { nrqlConditions { id name nrql { query } } nextCursor } } } }',
+    POST: 'mutation alertsNrqlConditionStaticCreate(accountId: <account id>, policyId: <policy id>, condition: {…}) (thresholdDuration in seconds)',
+    PUT: 'mutation alertsNrqlConditionStaticUpdate(accountId: <account id>, id: <condition id>, condition: {…})',
+    DELETE: 'mutation alertsConditionDelete(accountId: <account id>, id: <condition id>)',
+  }],
+  [/^\/v2\/alerts_conditions(\/policies)?/, {
+    GET: 'actor { account(id: <account id>) { alerts { nrqlConditionsSearch(searchCriteria: {policyId: <policy id>}) { nrqlConditions { id name nrql { query } } } } } } (an APM condition is the NRQL condition it runs)',
+    POST: "mutation alertsNrqlConditionStaticCreate with the condition's query over FROM Metric (docs/alerts.md lists each metric's)",
+    PUT: 'mutation alertsNrqlConditionStaticUpdate(accountId: <account id>, id: <condition id>, condition: {…})',
+    DELETE: 'mutation alertsConditionDelete(accountId: <account id>, id: <condition id>)',
+  }],
+  [/^\/v2\/alerts_channels/, {
+    '*': 'aiNotificationsCreateDestination and aiNotificationsCreateChannel (WEBHOOK), then aiWorkflowsCreateWorkflow with an issuesFilter on labels.policyIds',
+  }],
+  [/^\/v2\/alerts_policy_channels$/, {
+    '*': 'mutation aiWorkflowsUpdateWorkflow: a workflow whose issuesFilter names the policy (labels.policyIds) and whose destinationConfigurations name the channels',
+  }],
+  [/^\/v2\/alerts_incidents\/[^/]+\/acknowledge$/, {
+    '*': 'mutation aiIssuesAckIssue(accountId: <account id>, issueId: "<issue id>")',
+  }],
+  [/^\/v2\/alerts_incidents\/[^/]+\/close$/, {
+    '*': 'mutation aiIssuesResolveIssue(accountId: <account id>, issueId: "<issue id>")',
+  }],
+  [/^\/v2\/alerts_incidents$/, {
+    '*': 'actor { account(id: <account id>) { aiIssues { issues(filter: {states: [ACTIVATED]}) { issues { issueId state priority createdAt closedAt incidentIds } nextCursor } } } }',
+  }],
+  [/^\/v2\/alerts_violations$/, {
+    '*': 'actor { account(id: <account id>) { aiIssues { incidents(timeWindow: {startTime: <ms>, endTime: <ms>}) { incidents { incidentId issueId title priority createdAt closedAt } nextCursor } } } }',
+  }],
+  [/^\/v2\/alerts_events$/, {
+    '*': NRQL("SELECT * FROM NrAiIncident, NrAiIssue SINCE 1 week ago LIMIT 100"),
+  }],
   [/^\/v2\/alerts_/, {
     '*': 'actor { account(id: <account id>) { aiIssues { issues { issues { issueId title } } } } }',
   }],
