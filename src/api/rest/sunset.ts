@@ -13,7 +13,9 @@ import { RestError } from './rest-error.js';
  *   structured form is what current tooling parses (the draft's `true` is obsolete).
  * - `Sunset: Sun, 01 Aug 2027 00:00:00 GMT` (RFC 8594: the instant the resource stops answering):
  *   the APIs serve all of 31 July 2027, UTC, and no later.
- * - `Link: <…/graphql>;rel="successor-version"`, after any pagination links the response has.
+ * - `Link: <…/graphql>;rel="successor-version";title*=UTF-8''…`, after any pagination links the response
+ *   has: the graph operation or NRQL query that replaces this call (`successorOf`) as the link's title,
+ *   in RFC 8187's encoded form so its quotes, commas and angle brackets never confuse a Link parser.
  *
  * From the sunset instant (by the injected clock) every request is answered 410 Gone with a
  * migration message naming the graph operation or NRQL query that replaces it, unless the
@@ -168,11 +170,17 @@ export function addSunsetHooks(app: FastifyInstance, options: SunsetOptions): vo
     if (!options.applies(pathOf(request.url))) return payload;
     reply.header('deprecation', DEPRECATION_HEADER);
     reply.header('sunset', SUNSET_HEADER);
-    const successor = `<${options.graphqlUrl(request)}>;rel="successor-version"`;
+    const title = successorOf(options.api, request.method, routePatternOf(request));
+    const successor = `<${options.graphqlUrl(request)}>;rel="successor-version";title*=UTF-8''${encodeExtValue(title)}`;
     const existing = reply.getHeader('link');
     reply.header('link', existing === undefined || existing === '' ? successor : `${String(existing)}, ${successor}`);
     return payload;
   });
+}
+
+/** RFC 8187's ext-value encoding: every byte outside `attr-char` percent-encoded. */
+export function encodeExtValue(text: string): string {
+  return encodeURIComponent(text).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 }
 
 export function goneError(api: RestApiName, request: FastifyRequest): RestError {
