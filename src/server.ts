@@ -82,7 +82,7 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
   await preparePrivateDataDir(config.dataDir);
   const databasePath = join(config.dataDir, 'timeslice.duckdb');
   const store = await openStore({
-    engine: config.store, dataDir: config.dataDir, memoryLimit: config.memoryLimit, clock, compaction: config.compaction, upkeep: config.upkeep,
+    engine: config.store, ...(config.storeUrl ? { dataUrl: config.storeUrl } : {}), dataDir: config.dataDir, memoryLimit: config.memoryLimit, clock, compaction: config.compaction, upkeep: config.upkeep,
     ...(config.catalog !== undefined ? { catalogUrl: config.catalog } : {}),
     maxMetricNamesPerApp: config.maxMetricNamesPerApp, ...(options.maxQueuedRows !== undefined ? { maxQueuedRows: options.maxQueuedRows } : {}),
     ...(config.duckdbThreads ? { threads: config.duckdbThreads } : {}),
@@ -162,6 +162,8 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
       // The API's address once it listens (its port may be chosen by the system).
       origin: () => `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${apiPort}`,
       endedExpectedly: () => expectedTerminations(catalog),
+      accountName: (accountId) => catalog.account(accountId)?.name,
+      applications: (accountId) => catalog.applications(accountId),
     });
     api = await buildApiApp({
       catalog, metrics, executor, clock, entities, ready: () => ready, logger,

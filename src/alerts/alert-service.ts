@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { NrqlEngine } from '../nrql/nrql-engine.js';
-import type { AlertRecords, StoredCondition, StoredPolicy } from '../store/alert-records.js';
+import type { AlertRecords, Numbered, RestIdKind, RestIncidentQuery, RestIssueQuery, StoredCondition, StoredPolicy } from '../store/alert-records.js';
 import { evaluationStepMs, type AlertPolicy, type EntityAlertSeverity, type IncidentPreference, type Incident, type Issue, type NrqlCondition } from '../domain/alerts/alert-model.js';
 import { AlertEngine, incidentTargets, type AlertEvent, type AlertTarget } from '../domain/alerts/alert-engine.js';
 import { buildNrqlCondition, type ConditionValidationError, type NrqlConditionInput } from '../domain/alerts/condition-input.js';
@@ -13,6 +13,8 @@ import { NotificationConfigService, Notifier } from './notifier.js';
 import { MutingRuleService } from './muting-rule-service.js';
 import { IssueSettingsService } from './issue-settings-service.js';
 import type { WebhookOptions } from './webhook-sender.js';
+import type { LegacyContext } from './legacy-channels.js';
+import { applicationOfIncident } from '../domain/alerts/incident-entity.js';
 
 export interface AlertServiceDeps {
   readonly records: AlertRecords;
@@ -30,6 +32,9 @@ export interface AlertServiceDeps {
   readonly origin?: () => string;
   /** Which entities ended expectedly (agents shut down), asked once per cycle: ignoreOnExpectedTermination. */
   readonly endedExpectedly?: () => ExpectedTermination;
+  /** Account names and APM applications, for REST channels' payloads (account_name, targets). */
+  readonly accountName?: (accountId: number) => string | undefined;
+  readonly applications?: (accountId: number) => ReadonlyArray<{ readonly id: number; readonly name: string }>;
   /**
    * Whether opening sends the notifications left pending (default true). False where nodes share
    * the alert state: the node holding the background lease sends them, after `reload`.
@@ -336,6 +341,25 @@ export class AlertService {
     return (await this.deps.records.incidents(accountId, from, to)).filter((i) => incidentTargets(i, this.engine.condition(i.conditionId), target));
   }
 
+  // ---- REST v2's numbers (a REST violation is an incident, a REST incident an issue) -------------
+
+  /** The REST numbers of incidents or issues, numbering any not numbered yet. */
+  restNumbers(kind: RestIdKind, ids: readonly string[]): Promise<Map<string, number>> {
+    return this.deps.records.restNumbers(kind, ids);
+  }
+
+  restIdOf(kind: RestIdKind, accountId: number, number: number): Promise<string | undefined> {
+    return this.deps.records.restIdOf(kind, accountId, number);
+  }
+
+  restIssues(accountId: number, query: RestIssueQuery): Promise<Array<Numbered<Issue>>> {
+    return this.deps.records.restIssues(accountId, query);
+  }
+
+  restIncidents(accountId: number, query: RestIncidentQuery): Promise<Array<Numbered<Incident>>> {
+    return this.deps.records.restIncidents(accountId, query);
+  }
+
   alertSeverity(accountId: number, target: AlertTarget): EntityAlertSeverity {
     return this.engine.alertSeverity(target, accountId);
   }
@@ -415,6 +439,8 @@ export class AlertService {
     }
     const issueOf = (id: string) => this.engine.state.issues.issues[id];
     const outbox = this.notifier.outboxFor(events, issueOf);
+    const announced = this.notifier.legacy.announcedIssues(events, issueOf);
+    if (announced.length > 0) outbox.push(...this.notifier.legacy.outboxFor(events, issueOf, await this.legacyContext(announced)));
     await this.deps.records.commit({
       evaluatorStates: states,
       incidents: [...incidents.values()],
@@ -428,6 +454,27 @@ export class AlertService {
     this.forgetClosed(events);
     if (outbox.length > 0) void this.notifier.dispatch().catch((error: unknown) => this.deps.log?.('notification dispatch failed', error));
     if (events.length > 0) await this.deps.onEvents?.(events);
+  }
+
+  /** What REST channels' payloads name beyond the issue: its number, incidents, targets. */
+  private async legacyContext(issueIds: readonly string[]): Promise<LegacyContext> {
+    const origin = this.deps.origin?.() ?? '';
+    return {
+      issueNumbers: await this.deps.records.restNumbers('issue', issueIds),
+      incidentOf: (id) => this.engine.state.incidents[id],
+      conditionOf: (id) => this.engine.condition(id),
+      accountName: (accountId) => this.deps.accountName?.(accountId) ?? '',
+      origin,
+      targetOf: (incident) => {
+        const apps = this.deps.applications?.(incident.accountId) ?? [];
+        const app = applicationOfIncident(incident, this.engine.condition(incident.conditionId)?.entityTargets, (name) => apps.find((a) => a.name === name));
+        if (app !== undefined) return { id: String(app.id), name: app.name, link: `${origin}/v2/applications/${app.id}.json`, labels: {}, product: 'APM', type: 'Application' };
+        return {
+          id: incident.conditionId, name: Object.values(incident.facets).join(', ') || incident.conditionName,
+          link: `${origin}/accounts/${incident.accountId}/conditions/${incident.conditionId}`, labels: { ...incident.facets }, product: 'NRQL', type: 'Query',
+        };
+      },
+    };
   }
 
   /** Closed issues and their closed incidents live on in the store only; memory keeps what is open. */

@@ -11,6 +11,7 @@ import { DEFAULT_NOTIFICATION_TRIGGERS, notificationTriggerOf } from '../domain/
 import { defaultPayload, renderTemplate, templateVariables } from '../domain/alerts/webhook-payload.js';
 import { issueMutingState, workflowNotifies } from '../domain/alerts/muting-rules.js';
 import { DEFAULT_WEBHOOK_OPTIONS, sendWebhook, type WebhookOptions } from './webhook-sender.js';
+import { LegacyChannels } from './legacy-channels.js';
 
 export interface NotifierDeps {
   readonly records: AlertRecords;
@@ -35,12 +36,17 @@ export class Notifier {
   readonly destinations = new Map<string, Destination>();
   readonly channels = new Map<string, Channel>();
   readonly workflows = new Map<string, Workflow>();
+  /** REST v2's channels, delivered through the same outbox. */
+  readonly legacy: LegacyChannels;
   private dispatching: Promise<void> | undefined;
   private again = false;
 
-  constructor(private readonly deps: NotifierDeps) {}
+  constructor(private readonly deps: NotifierDeps) {
+    this.legacy = new LegacyChannels(deps);
+  }
 
   async load(): Promise<void> {
+    await this.legacy.load();
     const config = await this.deps.records.loadNotificationConfig();
     for (const d of config.destinations) this.destinations.set(d.id, d);
     for (const c of config.channels) this.channels.set(c.id, c);
@@ -111,6 +117,7 @@ export class Notifier {
   }
 
   private async deliver(entry: OutboxEntry): Promise<void> {
+    if (this.legacy.isLegacy(entry)) return this.legacy.deliver(entry, IDEMPOTENCY_HEADER);
     const channel = this.channels.get(entry.channelId);
     const destination = channel === undefined ? undefined : this.destinations.get(channel.destinationId);
     const rows = new Rows(CUSTOM_EVENTS);

@@ -4,7 +4,8 @@ import type { IdleExpiry } from './catalog/agent-runs.js';
 import type { Catalog } from './catalog.js';
 import type { DeploymentState } from './deployment-state.js';
 import type { EntityStores } from './entity-stores.js';
-import type { MetricScope } from './metric-index.js';
+import type { BatchWriter } from './batch-writer.js';
+import type { MetricIndex, MetricIndexOptions, MetricScope } from './metric-index.js';
 
 /** What a shared catalog needs from the data engine it is composed with. */
 export interface SharedCatalogDeps {
@@ -29,6 +30,8 @@ export interface SharedCatalog {
   readonly deployments: DeploymentState;
   readonly alerts: AlertRecords;
   readonly lease: BackgroundLease;
+  /** A metric index shared by every node, for a data engine they all write (ids the same everywhere). */
+  openMetricIndex?(writer: BatchWriter, options?: MetricIndexOptions): Promise<MetricIndex>;
   close(): Promise<void>;
 }
 

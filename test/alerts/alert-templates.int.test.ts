@@ -77,7 +77,7 @@ test('title and description templates: validation, the rendered incident, issue 
   assert.match(origin, /^http:\/\/localhost(:80)?$/);
   assert.deepEqual(seen, {
     permalink: `${origin}/redirect/entity/${guid}`,
-    recent: [{ violationId: null, label: title, level: 'CRITICAL', alertSeverity: 'CRITICAL', openedAt: T0 + 3 * MIN, closedAt: null, agentUrl: seen.permalink, violationUrl: `${origin}/accounts/1/issues/${issueId}` }],
+    recent: [{ violationId: 1, label: title, level: 'CRITICAL', alertSeverity: 'CRITICAL', openedAt: T0 + 3 * MIN, closedAt: null, agentUrl: seen.permalink, violationUrl: `${origin}/accounts/1/issues/${issueId}` }],
     during: [{ label: title, openedAt: T0 + 3 * MIN, closedAt: null }],
     before: [],
   });

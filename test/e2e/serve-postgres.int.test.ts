@@ -218,8 +218,9 @@ test('timeslice serve refuses a catalog it cannot use, naming why', { timeout: 3
       return { code, err };
     };
     const wrong = `postgres://${PG_USER}:wrong@127.0.0.1:${server.port}/postgres`;
+    // A server that cannot be used: 1, as for any store (a URL that is not one: 2, a configuration error).
     assert.deepEqual(await serve({}, ['--catalog', wrong]), {
-      code: 2,
+      code: 1,
       err: `timeslice: PostgreSQL at postgres://${PG_USER}:***@127.0.0.1:${server.port}/postgres refused the credentials: password authentication failed for user "${PG_USER}"\n`,
     });
     assert.deepEqual(await serve({ TIMESLICE_CATALOG: 'mysql://db.example/timeslice' }), {

@@ -102,6 +102,17 @@ export interface NrqlCondition {
   readonly violationTimeLimitSeconds: number;
   /** Entities the query pins in its WHERE (`appName = '…'`, `entity.guid = '…'`), for alertSeverity. */
   readonly entityTargets?: readonly string[];
+  /** Set when REST v2 made it as an APM metric condition: what REST shows; `query` is its translation. */
+  readonly apmMetric?: ApmMetricCondition;
+}
+
+/** REST v2's `apm_app_metric` condition (alerts.md §1.5), evaluated through the NRQL it translates to. */
+export interface ApmMetricCondition {
+  readonly metric: string;
+  /** Application ids. */
+  readonly entities: readonly number[];
+  readonly conditionScope: 'application';
+  readonly userDefined: { readonly metric: string; readonly valueFunction: string } | null;
 }
 
 /** Which term of a signal an incident belongs to: a term's priority, or the loss-of-signal incident. */

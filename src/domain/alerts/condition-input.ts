@@ -35,6 +35,7 @@ export interface NrqlConditionInput {
   readonly expiration?: Partial<{ [K in keyof ConditionExpiration]: ConditionExpiration[K] | null }> | null;
   readonly violationTimeLimitSeconds?: number | null;
   readonly entityTargets?: readonly string[];
+  readonly apmMetric?: NrqlCondition['apmMetric'];
 }
 
 /** One entry of NerdGraph's `extensions.validationErrors`. */
@@ -160,6 +161,7 @@ export function buildNrqlCondition(
       expiration,
       violationTimeLimitSeconds: limit,
       ...(input.entityTargets !== undefined ? { entityTargets: input.entityTargets } : {}),
+      ...(input.apmMetric !== undefined ? { apmMetric: input.apmMetric } : {}),
     },
     errors: [],
   };

@@ -6,10 +6,17 @@ import type { ExpiredEntries, IdleExpiry } from '../catalog/agent-runs.js';
 import type { Catalog } from '../catalog.js';
 import { withDeploymentState } from '../deployment-state.js';
 import { Deployments } from '../deployments.js';
+import type { MetricIndex } from '../metric-index.js';
+import type { OpenSharedCatalog, SharedCatalog } from '../shared-catalog.js';
 import type { EntityStores } from '../entity-stores.js';
 import { Mutex } from '../mutex.js';
 import { DuckDbPlanExecutor } from './duckdb-plan-executor.js';
-import type { Store, StoreStatus, UpkeepOptions, UpkeepReport } from '../store.js';
+import type { Store, StoreEngine, StoreStatus, UpkeepOptions, UpkeepReport } from '../store.js';
+import type { BatchWriter } from '../batch-writer.js';
+import type { DataEngine } from '../data-engine.js';
+import type { PlanExecutor } from '../plan-executor.js';
+import { SplitWriter } from '../split-writer.js';
+import type { TraceStore } from '../traces.js';
 import { stat } from 'node:fs/promises';
 import { Database } from './database.js';
 import { DuckDbAlertRecords } from './duckdb-alert-records.js';
@@ -21,7 +28,6 @@ import { loadDuckDbEntityStores } from './duckdb-entity-stores.js';
 import { DuckDbMetricIndex } from './duckdb-metric-index.js';
 import { TimesliceCompactor, type CompactorOptions } from './timeslice-compactor.js';
 import { TimesliceUpkeep } from './timeslice-upkeep.js';
-import type { OpenSharedCatalog, SharedCatalog } from '../shared-catalog.js';
 import { APPLICATION_DATA_TABLES } from './catalog/duckdb-applications.js';
 
 export interface DuckDbStoreOptions {
@@ -42,8 +48,15 @@ export interface DuckDbStoreOptions {
   /** How often idle runs and instances are looked for; 0 = never (then only `expireIdle()`). */
   readonly expireEveryMs: number;
   /**
+   * Another engine for timeslices, events and traces (ClickHouse): then this file keeps the
+   * catalog, metric index, entity stores, deployments' deletions and alert state, and plans,
+   * traces, rollups and retention are the data engine's.
+   */
+  readonly data?: DataEngine;
+  /**
    * The catalog, entity stores, deployment state, alert state and lease kept elsewhere, shared with
-   * other nodes (TIMESLICE_CATALOG); the DuckDB file then holds the data and the metric index only.
+   * other nodes (TIMESLICE_CATALOG); with a data engine, the metric index too. This file then holds
+   * what is left: the data, unless a data engine holds it, and the metric index of its own data.
    */
   readonly sharedCatalog?: OpenSharedCatalog;
 }
@@ -53,20 +66,27 @@ const READ_CONNECTIONS = 3;
 
 /** The embedded store: one DuckDB file under the data directory. */
 export class DuckDbStore implements Store {
-  readonly engine = 'duckdb' as const;
+  readonly engine: StoreEngine;
+  /** Plans are read here: DuckDB's executor, or the data engine's. */
+  readonly executor: PlanExecutor;
+  /** Ingest writes here: DuckDB's writer, or one that hands the data engine its tables' rows. */
+  readonly writer: BatchWriter;
+  readonly traces: TraceStore;
   private expiryTimer: NodeJS.Timeout | undefined;
   private closing: Promise<void> | undefined;
 
   private constructor(
     /** The database, for tests and tools that look at its tables. */
     readonly db: Database,
-    readonly writer: DuckDbBatchWriter,
-    readonly executor: DuckDbPlanExecutor,
+    /** The DuckDB file's own writer (metric names and presence always go through it). */
+    readonly duckdbWriter: DuckDbBatchWriter,
+    /** The DuckDB file's own executor (idle with a data engine). */
+    readonly duckdbExecutor: DuckDbPlanExecutor,
     readonly catalog: Catalog,
-    readonly metrics: DuckDbMetricIndex,
+    readonly metrics: MetricIndex,
     readonly entities: EntityStores,
     readonly deployments: Deployments,
-    readonly traces: DuckDbTraceStore,
+    duckdbTraces: DuckDbTraceStore,
     readonly alerts: AlertRecords,
     /** Held always, unless the catalog is shared: then by one node at a time. */
     readonly lease: BackgroundLease,
@@ -77,12 +97,22 @@ export class DuckDbStore implements Store {
     readonly upkeep: TimesliceUpkeep,
     private readonly expireEveryMs: number,
     private readonly path: string,
-  ) {}
+    writer: BatchWriter,
+    /** The data engine, when timeslices, events and traces are not in this file. */
+    readonly data: DataEngine | undefined,
+  ) {
+    this.engine = data?.engine ?? 'duckdb';
+    this.executor = data?.executor ?? duckdbExecutor;
+    this.writer = writer;
+    this.traces = data?.traces ?? duckdbTraces;
+  }
 
   static async open(options: DuckDbStoreOptions): Promise<DuckDbStore> {
     const path = join(options.dataDir, 'timeslice.duckdb');
     const db = await Database.open({ path, memoryLimit: options.memoryLimit, ...(options.threads ? { threads: options.threads } : {}) });
-    const writer = new DuckDbBatchWriter(db.appendConnection, options.maxQueuedRows);
+    const duckdbWriter = new DuckDbBatchWriter(db.appendConnection, options.maxQueuedRows);
+    const data = options.data;
+    const writer: BatchWriter = data ? new SplitWriter(duckdbWriter, data.writer, (table) => data.holds(table)) : duckdbWriter;
     // Every DuckDB call holds one of libuv's 4 pool threads while it runs: with 4 long reads the
     // batch writer's BEGIN and COMMIT waited for one to end (ingest acks of minutes in
     // bench/starvation.ts). Three read connections leave one thread to ingest.
@@ -91,58 +121,75 @@ export class DuckDbStore implements Store {
     let shared: SharedCatalog | undefined;
     try {
       const clock = options.clock;
-      const metrics = await DuckDbMetricIndex.load(db, writer, clock, {
-        ...(options.maxMetricNamesPerApp !== undefined ? { maxMetricNamesPerApp: options.maxMetricNamesPerApp } : {}),
-      });
+      const indexOptions = options.maxMetricNamesPerApp !== undefined ? { maxMetricNamesPerApp: options.maxMetricNamesPerApp } : {};
       const storeMaintenance = new Mutex();
+      let metrics: MetricIndex;
       let catalog: Catalog;
       let entities: EntityStores;
       let deployments: Deployments;
       let alerts: AlertRecords;
       let lease: BackgroundLease;
-      const events = new DuckDbChangeTrackingRecords(db, writer);
+      const events = new DuckDbChangeTrackingRecords(db, writer, data);
       if (options.sharedCatalog) {
+        let index: MetricIndex | undefined;
         shared = await options.sharedCatalog({
-          metrics,
-          deleteApplicationData: (appId) => storeMaintenance.run(() => deleteApplicationData(db, appId)),
+          // The index is opened below (a shared data engine's comes from the shared catalog).
+          metrics: { forgetApplication: (appId) => index?.forgetApplication(appId), lastReportedAt: (scope) => index?.lastReportedAt(scope) },
+          deleteApplicationData: (appId) => storeMaintenance.run(async () => {
+            await deleteApplicationData(db, appId);
+            data?.forgetApplication(appId);
+          }),
           ...(options.expiry ? { expiry: options.expiry } : {}),
         });
+        // With a data engine several nodes write, names need the same ids everywhere: the shared index.
+        index = data && shared.openMetricIndex ? await shared.openMetricIndex(writer, indexOptions) : await DuckDbMetricIndex.load(db, writer, clock, indexOptions);
+        metrics = index;
         ({ catalog, entities, alerts, lease } = shared);
         deployments = new Deployments(withDeploymentState(events, shared.deployments), clock);
       } else {
+        const local = await DuckDbMetricIndex.load(db, writer, clock, indexOptions);
+        metrics = local;
         entities = await loadDuckDbEntityStores(db, clock);
         // Deleting an application deletes its key transactions and browser side from these stores too.
-        const dependents = [entities.keyTransactions, entities.browserApplications];
-        const local = await DuckDbCatalog.load(db, clock, {
-          metrics, storeMaintenance, dependents, ...(options.expiry ? { expiry: options.expiry } : {}),
+        const dependents = [entities.keyTransactions, entities.browserApplications, ...(data ? [data] : [])];
+        const localCatalog = await DuckDbCatalog.load(db, clock, {
+          metrics: local, storeMaintenance, dependents, ...(options.expiry ? { expiry: options.expiry } : {}),
         });
         // Instances expired before a restart come back from metric_presence: fold them again.
-        local.retireForgottenInstances();
-        catalog = local;
+        localCatalog.retireForgottenInstances();
+        catalog = localCatalog;
         deployments = new Deployments(events, clock);
         alerts = new DuckDbAlertRecords(db);
         lease = new AlwaysHeldLease();
       }
+      data?.useMetricIndex(metrics);
       const compactor = new TimesliceCompactor(db, clock, options.compaction, storeMaintenance);
       upkeep = await TimesliceUpkeep.load(db, clock, options.upkeep, storeMaintenance);
       return new DuckDbStore(
-        db, writer, executor, catalog, metrics, entities, deployments, new DuckDbTraceStore(db), alerts, lease, shared, compactor, upkeep, options.expireEveryMs, path,
+        db, duckdbWriter, executor, catalog, metrics, entities, deployments, new DuckDbTraceStore(db), alerts, lease, shared, compactor, upkeep,
+        options.expireEveryMs, path, writer, data,
       );
     } catch (error) {
       await shared?.close().catch(() => undefined);
       executor.close();
       await writer.close().catch(() => undefined);
+      await data?.close().catch(() => undefined);
       await db.close().catch(() => undefined);
       throw error;
     }
   }
 
   start(): void {
-    // Compaction, rollups and retention of this node's own file need no lease; expiring the catalog's
-    // idle runs and instances does when the catalog is shared.
-    this.compactor.start();
-    this.upkeep.start();
+    // Compaction, rollups and retention of this node's own file need no lease. A data engine's upkeep
+    // is shared work when the catalog is shared: it runs on the node holding the lease.
     this.lease.start();
+    if (this.data) {
+      if (!this.lease.shared) this.data.start();
+      else this.lease.watch((held) => { if (held) this.data!.start(); });
+    } else {
+      this.compactor.start();
+      this.upkeep.start();
+    }
     if (this.expireEveryMs > 0 && !this.expiryTimer) {
       this.expiryTimer = setInterval(() => {
         if (this.lease.held()) void this.catalog.expireIdle().catch(() => undefined);
@@ -152,14 +199,16 @@ export class DuckDbStore implements Store {
   }
 
   compactOnce(): Promise<number> {
-    return this.compactor.compactOnce();
+    // ClickHouse keeps its parts sorted by application, metric and time itself.
+    return this.data ? Promise.resolve(0) : this.compactor.compactOnce();
   }
 
   maintain(): Promise<UpkeepReport> {
-    return this.upkeep.runOnce();
+    return this.data ? this.data.maintain() : this.upkeep.runOnce();
   }
 
   async status(): Promise<StoreStatus> {
+    if (this.data) return { engine: this.engine, ...(await this.data.status()) };
     let sizeBytes = 0;
     for (const file of [this.path, `${this.path}.wal`]) sizeBytes += await stat(file).then((s) => s.size, () => 0);
     const runs = this.upkeep.lastRuns;
@@ -183,8 +232,9 @@ export class DuckDbStore implements Store {
       clearInterval(this.expiryTimer);
       await this.compactor.stop();
       await this.upkeep.stop();
-      this.executor.close();
+      this.duckdbExecutor.close();
       await this.writer.close();
+      await this.data?.close();
       await this.db.close();
       await this.shared?.close();
     })());

@@ -5,7 +5,11 @@ import type { ConditionEvaluatorState } from '../../domain/alerts/condition-eval
 import type { IssueSettings } from '../../domain/alerts/issue-tracker.js';
 import type { MutingRule } from '../../domain/alerts/muting-rules.js';
 import type { Channel, Destination, Workflow } from '../../domain/alerts/notification-model.js';
-import type { AlertRecords, AlertSnapshot, AlertStateChange, NotificationConfig, OutboxEntry, StoredCondition, StoredPolicy } from '../alert-records.js';
+import type { LegacyChannel } from '../../domain/alerts/legacy-channel.js';
+import type {
+  AlertRecords, AlertSnapshot, AlertStateChange, Numbered, NotificationConfig, OutboxEntry, RestIdKind, RestIncidentQuery, RestIssueQuery, StoredCondition,
+  StoredPolicy,
+} from '../alert-records.js';
 import { notifyChange, type PgChangeFeed } from './pg-change-feed.js';
 import type { PostgresDatabase } from './pg-database.js';
 
@@ -97,8 +101,8 @@ export class PgAlertRecords implements AlertRecords {
     ));
   }
 
-  async nextId(kind: 'policy' | 'condition'): Promise<number> {
-    const sequence = kind === 'policy' ? 'alert_policy_ids' : 'alert_condition_ids';
+  async nextId(kind: 'policy' | 'condition' | 'legacyChannel'): Promise<number> {
+    const sequence = kind === 'policy' ? 'alert_policy_ids' : kind === 'condition' ? 'alert_condition_ids' : 'alert_legacy_channel_ids';
     const rows = await this.all<{ id: number }>(`SELECT nextval('${sequence}') AS id`);
     return rows[0]!.id;
   }
@@ -173,6 +177,8 @@ export class PgAlertRecords implements AlertRecords {
           [s.map((x) => x.id), s.map((x) => x.accountId), s.map((x) => x.state), s.map((x) => x.createdAt), s.map((x) => x.closedAt), s.map((x) => JSON.stringify(x))],
         );
       }
+      await numberNew(c, 'incident', change.incidents.map((i) => i.id));
+      await numberNew(c, 'issue', change.issues.map((i) => i.id));
       for (const entry of outbox) {
         await c.query(
           `INSERT INTO alert_notifications (key, account_id, issue_id, channel_id, body, status, attempts, created_at, updated_at)
@@ -237,4 +243,107 @@ export class PgAlertRecords implements AlertRecords {
     );
     return rows.map((r) => ({ ...(JSON.parse(r.body) as OutboxEntry), status: r.status, attempts: r.attempts }));
   }
+
+  async restNumbers(kind: RestIdKind, ids: readonly string[]): Promise<Map<string, number>> {
+    if (ids.length === 0) return new Map();
+    const known = await this.readNumbers(kind, ids);
+    if (ids.every((id) => known.has(id))) return known;
+    await this.db.transaction((c) => numberNew(c, kind, ids));
+    return this.readNumbers(kind, ids);
+  }
+
+  async restIdOf(kind: RestIdKind, accountId: number, number: number): Promise<string | undefined> {
+    const table = kind === 'incident' ? 'alert_incidents' : 'alert_issues';
+    const rows = await this.all<{ id: string }>(
+      `SELECT r.id FROM alert_rest_ids r JOIN ${table} t ON t.id = r.id WHERE r.kind = $1 AND r.number = $2 AND t.account_id = $3`,
+      [kind, number, accountId],
+    );
+    return rows[0]?.id;
+  }
+
+  async restIssues(accountId: number, query: RestIssueQuery): Promise<Array<Numbered<Issue>>> {
+    const params: unknown[] = [accountId, query.limit, query.offset];
+    let where = 'i.account_id = $1';
+    if (query.onlyOpen) where += " AND i.state <> 'CLOSED'";
+    if (query.ids !== undefined) {
+      if (query.ids.length === 0) return [];
+      params.push([...query.ids]);
+      where += ` AND i.id = ANY($${params.length}::text[])`;
+    }
+    const order = query.byLatest === true
+      ? "greatest(i.created_at, coalesce(i.closed_at, 0), coalesce((i.body::json->>'acknowledgedAt')::bigint, 0))"
+      : 'i.created_at';
+    const rows = await this.all<{ body: string; number: number }>(
+      `SELECT i.body, r.number FROM alert_issues i JOIN alert_rest_ids r ON r.kind = 'issue' AND r.id = i.id
+        WHERE ${where} ORDER BY ${order} DESC, r.number DESC LIMIT $2 OFFSET $3`,
+      params,
+    );
+    return rows.map((r) => ({ number: r.number, value: JSON.parse(r.body) as Issue }));
+  }
+
+  async restIncidents(accountId: number, query: RestIncidentQuery): Promise<Array<Numbered<Incident>>> {
+    const params: unknown[] = [accountId, query.limit, query.offset];
+    const opened = "(i.body::json->>'openedAt')::bigint";
+    let where = 'i.account_id = $1';
+    if (query.onlyOpen) where += ' AND i.closed_at IS NULL';
+    if (query.openedFrom !== undefined) {
+      params.push(query.openedFrom);
+      where += ` AND ${opened} >= $${params.length}`;
+    }
+    if (query.openedTo !== undefined) {
+      params.push(query.openedTo);
+      where += ` AND ${opened} <= $${params.length}`;
+    }
+    if (query.ids !== undefined) {
+      if (query.ids.length === 0) return [];
+      params.push([...query.ids]);
+      where += ` AND i.id = ANY($${params.length}::text[])`;
+    }
+    const order = query.byLatest === true ? `greatest(${opened}, coalesce((i.body::json->>'closedAt')::bigint, 0))` : opened;
+    const rows = await this.all<{ body: string; number: number }>(
+      `SELECT i.body, r.number FROM alert_incidents i JOIN alert_rest_ids r ON r.kind = 'incident' AND r.id = i.id
+        WHERE ${where} ORDER BY ${order} DESC, r.number DESC LIMIT $2 OFFSET $3`,
+      params,
+    );
+    return rows.map((r) => ({ number: r.number, value: JSON.parse(r.body) as Incident }));
+  }
+
+  async legacyChannels(): Promise<LegacyChannel[]> {
+    return (await this.all<{ body: string }>('SELECT body FROM alert_legacy_channels ORDER BY id')).map((r) => JSON.parse(r.body) as LegacyChannel);
+  }
+
+  async saveLegacyChannel(channel: LegacyChannel): Promise<void> {
+    await this.configure((c) => c.query(
+      'INSERT INTO alert_legacy_channels VALUES ($1, $2, $3) ON CONFLICT (id) DO UPDATE SET account_id = $2, body = $3',
+      [channel.id, channel.accountId, JSON.stringify(channel)],
+    ));
+  }
+
+  async deleteLegacyChannel(accountId: number, id: number): Promise<void> {
+    await this.configure((c) => c.query('DELETE FROM alert_legacy_channels WHERE account_id = $1 AND id = $2', [accountId, id]));
+  }
+
+  private async readNumbers(kind: RestIdKind, ids: readonly string[]): Promise<Map<string, number>> {
+    const rows = await this.all<{ id: string; number: number }>('SELECT id, number FROM alert_rest_ids WHERE kind = $1 AND id = ANY($2::text[])', [kind, [...ids]]);
+    return new Map(rows.map((r) => [r.id, r.number]));
+  }
+}
+
+const NUMBER_SEQUENCE: Readonly<Record<RestIdKind, string>> = { incident: 'alert_incident_numbers', issue: 'alert_issue_numbers' };
+
+/**
+ * Numbers the ids of `kind` that have none yet, in the order given, inside the caller's transaction.
+ * Two nodes numbering the same id at once: the second insert finds the first's and adds nothing.
+ */
+async function numberNew(c: pg.ClientBase, kind: RestIdKind, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  const known = new Set((await c.query<{ id: string }>('SELECT id FROM alert_rest_ids WHERE kind = $1 AND id = ANY($2::text[])', [kind, [...ids]])).rows.map((r) => r.id));
+  const fresh = [...new Set(ids)].filter((id) => !known.has(id));
+  if (fresh.length === 0) return;
+  await c.query(
+    `INSERT INTO alert_rest_ids (kind, id, number)
+     SELECT $1, f.id, nextval('${NUMBER_SEQUENCE[kind]}') FROM (SELECT u.id FROM unnest($2::text[]) WITH ORDINALITY AS u(id, n) ORDER BY u.n) AS f
+     ON CONFLICT (kind, id) DO NOTHING`,
+    [kind, fresh],
+  );
 }

@@ -1,12 +1,12 @@
 import pg from 'pg';
-import { StoreConfigError } from '../store.js';
+import { StoreSetupError } from '../store.js';
 import { PG_MIGRATIONS } from './pg-migrations.js';
 
 /** The oldest PostgreSQL the catalog runs on (`ON CONFLICT`, `SKIP LOCKED`, identity columns, jsonb). */
 export const MIN_POSTGRES_VERSION = 130000;
 
 /** Why the catalog database cannot be used, in words naming what is wrong (shown at start). */
-export class PostgresConfigError extends StoreConfigError {}
+export class PostgresConfigError extends StoreSetupError {}
 
 /** The URL with its password hidden, for messages and logs. */
 export function redactedUrl(url: string): string {

@@ -277,4 +277,27 @@ INSERT INTO entity_high
   FROM (VALUES ('key_transactions'), ('mobile_applications'), ('browser_applications')) AS k(kind);
 `,
   },
+  {
+    version: 10,
+    name: 'alerts: numeric REST v2 ids for incidents and issues, REST notification channels',
+    sql: `
+-- As the DuckDB store's migration 11: one number per (kind, UUID) from one sequence per kind, assigned
+-- in the transaction that first stores the incident or issue, never changed.
+CREATE SEQUENCE alert_incident_numbers START 1;
+CREATE SEQUENCE alert_issue_numbers START 1;
+CREATE TABLE alert_rest_ids (
+  kind TEXT NOT NULL,
+  id TEXT NOT NULL,
+  number BIGINT NOT NULL,
+  PRIMARY KEY (kind, id),
+  UNIQUE (kind, number)
+);
+INSERT INTO alert_rest_ids
+  SELECT 'incident', id, nextval('alert_incident_numbers') FROM (SELECT id FROM alert_incidents ORDER BY opened_at, id) AS i;
+INSERT INTO alert_rest_ids
+  SELECT 'issue', id, nextval('alert_issue_numbers') FROM (SELECT id FROM alert_issues ORDER BY created_at, id) AS i;
+CREATE SEQUENCE alert_legacy_channel_ids START 1;
+CREATE TABLE alert_legacy_channels (id INTEGER PRIMARY KEY, account_id INTEGER NOT NULL, body TEXT NOT NULL);
+`,
+  },
 ];

@@ -101,17 +101,19 @@ export const MAX_ALERT_VIOLATIONS = 500;
 
 /**
  * An entity's incidents as NerdGraph's EntityAlertViolation: the incident's title as `label`, its term's
- * priority as `level` and `alertSeverity`, data-time `openedAt` / `closedAt`. `violationId` is an Int in
- * NerdGraph and incidents have UUIDs, so it is null; `violationUrl` links the incident's issue.
+ * priority as `level` and `alertSeverity`, data-time `openedAt` / `closedAt`. `violationId` is the
+ * incident's REST v2 violation id (NerdGraph's is an Int); `violationUrl` links the incident's issue.
  */
 async function alertViolations(e: GraphEntity, ctx: GraphContext, from: number, to: number, count: number) {
   const alerts = ctx.services.alerts;
   if (alerts === undefined) return [];
   const incidents = await alerts.entityIncidents(e.accountId, alertTarget(e), from, to);
-  return incidents.slice(0, count).map((i) => {
+  const shown = incidents.slice(0, count);
+  const numbers = await alerts.restNumbers('incident', shown.map((i) => i.id));
+  return shown.map((i) => {
     const level = i.termKey === 'WARNING' ? 'WARNING' : 'CRITICAL';
     return {
-      violationId: null, label: i.title, level, alertSeverity: level, openedAt: i.openedAt, closedAt: i.closedAt,
+      violationId: numbers.get(i.id) ?? null, label: i.title, level, alertSeverity: level, openedAt: i.openedAt, closedAt: i.closedAt,
       agentUrl: `${ctx.origin}/redirect/entity/${e.guid}`,
       violationUrl: i.issueId === null ? null : `${ctx.origin}/accounts/${i.accountId}/issues/${i.issueId}`,
     };
