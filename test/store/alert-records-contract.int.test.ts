@@ -171,6 +171,31 @@ for (const engine of ENGINES) {
       }
     });
 
+    test('REST v2 numbers: given in the commit that stores an incident or issue, never changed; pages and lookups by number', async () => {
+      const { records, close } = await engine.open();
+      try {
+        const withOpened = (id: string, openedAt: number, closedAt: number | null) =>
+          ({ ...incident(id, 7, 'i1', openedAt, closedAt), openedAt, closedAt }) as unknown as Incident;
+        await records.commit({ evaluatorStates: new Map(), incidents: [withOpened('b', T0 + MIN, null), withOpened('a', T0, T0 + 2 * MIN)], issues: [issue('i1', 'ACTIVATED', T0, null)] });
+        await records.commit({ evaluatorStates: new Map(), incidents: [withOpened('a', T0, T0 + 3 * MIN), withOpened('c', T0 + 2 * MIN, null)], issues: [issue('i2', 'CLOSED', T0 + MIN, T0 + 2 * MIN)] });
+        // In the order each commit gave them; 'a' stored again keeps its number.
+        assert.deepEqual([...(await records.restNumbers('incident', ['a', 'b', 'c']))].sort(), [['a', 2], ['b', 1], ['c', 3]]);
+        assert.deepEqual([...(await records.restNumbers('issue', ['i2', 'i1', 'x']))].sort(), [['i1', 1], ['i2', 2], ['x', 3]]);
+        assert.equal(await records.restIdOf('incident', 1, 3), 'c');
+        assert.equal(await records.restIdOf('incident', 2, 3), undefined, 'another account');
+        assert.equal(await records.restIdOf('issue', 1, 3), undefined, 'x is numbered but no issue of the account');
+        const page = await records.restIncidents(1, { onlyOpen: false, offset: 0, limit: 2 });
+        assert.deepEqual(page.map((p) => [p.number, p.value.id]), [[3, 'c'], [1, 'b']]);
+        assert.deepEqual((await records.restIncidents(1, { onlyOpen: false, offset: 2, limit: 2 })).map((p) => p.number), [2]);
+        assert.deepEqual((await records.restIncidents(1, { onlyOpen: true, openedFrom: T0 + MIN, offset: 0, limit: 10 })).map((p) => p.value.id), ['c', 'b']);
+        assert.deepEqual((await records.restIncidents(1, { onlyOpen: false, ids: ['a'], offset: 0, limit: 10 })).map((p) => p.number), [2]);
+        assert.deepEqual((await records.restIssues(1, { onlyOpen: false, offset: 0, limit: 10 })).map((p) => [p.number, p.value.id]), [[2, 'i2'], [1, 'i1']]);
+        assert.deepEqual((await records.restIssues(1, { onlyOpen: true, offset: 0, limit: 10 })).map((p) => p.value.id), ['i1']);
+      } finally {
+        await close();
+      }
+    });
+
     test('notification objects keep their order, an update moves one last, deletes are per account', async () => {
       const { records, close } = await engine.open();
       try {
