@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { LeaseListeners, type BackgroundLease } from '../background-lease.js';
 import type { PostgresDatabase } from './pg-database.js';
 
@@ -9,7 +10,7 @@ export interface PgLeaseOptions {
   readonly ttlMs?: number;
   /** How often the holder renews and the others try to take it (default 2 s). */
   readonly renewEveryMs?: number;
-  /** This node's name in the row (default a random id). */
+  /** This node's name in the row (default `<host name>/<pid>/<random id>`). */
   readonly holder?: string;
 }
 
@@ -43,7 +44,8 @@ export class PgLease implements BackgroundLease {
     this.name = options.name ?? 'background';
     this.ttlMs = options.ttlMs ?? DEFAULT_LEASE_TTL_MS;
     this.renewEveryMs = options.renewEveryMs ?? DEFAULT_LEASE_RENEW_MS;
-    this.holder = options.holder ?? randomUUID();
+    // Host and pid first, so the row says which process holds the lease (operators, tests).
+    this.holder = options.holder ?? `${hostname()}/${process.pid}/${randomUUID()}`;
     if (!(this.renewEveryMs * 2 < this.ttlMs)) throw new RangeError('the lease must be renewed at least twice per ttl');
   }
 
