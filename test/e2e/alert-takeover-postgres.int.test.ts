@@ -19,6 +19,7 @@ import pg from 'pg';
 import { CUSTOM_EVENTS, Rows } from '../../src/store/append-tables.js';
 import { PgAlertRecords } from '../../src/store/postgres/pg-alert-records.js';
 import { openPostgresDatabase } from '../../src/store/postgres/pg-database.js';
+import { clickhouseMissing, startClickHouseCluster } from '../helpers/clickhouse.js';
 import { ManualClock } from '../helpers/rest-fixture.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { startTestServer, TEST_API_KEY, TEST_LICENSE_KEY, type TestServer } from '../helpers/test-server.js';
@@ -53,7 +54,11 @@ async function probes(nodes: readonly TestServer[], values: ReadonlyArray<[minut
   }
 }
 
-test('the node taking the lease over carries the open issue on: it notifies once, and closes it once', { timeout: 60_000 }, async () => {
+/**
+ * The hand-over, with each node's data in its own DuckDB file fed the same probes, or (`store`) both
+ * nodes on one ClickHouse data store (the two-shard cluster), where the probes are written once.
+ */
+async function takeover(store?: string): Promise<void> {
   const received: { state: string; id: string }[] = [];
   const rx: Server = createServer((req, res) => {
     let body = '';
@@ -65,14 +70,15 @@ test('the node taking the lease over carries the open issue on: it notifies once
     });
   });
   await new Promise<void>((resolve) => rx.listen(0, '127.0.0.1', resolve));
-  const url = await pgServer.createDatabase('alert_takeover');
+  const url = await pgServer.createDatabase(store ? 'alert_takeover_cluster' : 'alert_takeover');
+  const env = { TIMESLICE_CATALOG: url, ...(store ? { TIMESLICE_STORE: store } : {}) };
   const clock = new ManualClock(T0);
   const nodes: TestServer[] = [];
   try {
-    nodes.push(await startTestServer({ TIMESLICE_CATALOG: url }, { clock, alertIntervalMs: 0 }));
+    nodes.push(await startTestServer(env, { clock, alertIntervalMs: 0 }));
     const a = nodes[0]!;
     await until(() => a.server.store.lease.held(), 5000);
-    nodes.push(await startTestServer({ TIMESLICE_CATALOG: url }, { clock, alertIntervalMs: 0 }));
+    nodes.push(await startTestServer(env, { clock, alertIntervalMs: 0 }));
     const b = nodes[1]!;
     assert.equal(b.server.store.lease.held(), false);
 
@@ -95,7 +101,7 @@ test('the node taking the lease over carries the open issue on: it notifies once
     assert.ok(seenMs < 1000, `the holder saw the configuration after ${seenMs} ms`);
 
     // The holder opens the issue and notifies.
-    await probes(nodes, [[0, 1], [1, 3], [2, 3], [3, 3]]);
+    await probes(store ? [a] : nodes, [[0, 1], [1, 3], [2, 3], [3, 3]]);
     clock.ms = T0 + 4 * MIN;
     await a.server.alerts.evaluateOnce();
     await a.server.alerts.flushNotifications();
@@ -127,6 +133,15 @@ test('the node taking the lease over carries the open issue on: it notifies once
     for (const node of nodes) await node.stop();
     await new Promise((resolve) => rx.close(resolve));
   }
+}
+
+test('the node taking the lease over carries the open issue on: it notifies once, and closes it once', { timeout: 60_000 }, () => takeover());
+
+test('the same on a two-shard ClickHouse cluster both nodes share', { skip: clickhouseMissing(), timeout: 120_000 }, async (t) => {
+  const cluster = await startClickHouseCluster('two');
+  t.after(() => cluster.stop());
+  const [x, y] = cluster.shards;
+  await takeover(`clickhouse://127.0.0.1:${x!.httpPort},127.0.0.1:${y!.httpPort}/alerts?cluster=two`);
 });
 
 test('kill -9 of the holder with a notification committed and not yet sent: the node taking over sends it once', { timeout: 60_000 }, async () => {

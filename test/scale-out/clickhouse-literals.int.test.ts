@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { clickhouseDialect, literal, numberLiteral, stringLiteral } from '../../src/store/clickhouse/clickhouse-dialect.js';
-import { Rows, TIMESLICES } from '../../src/store/append-tables.js';
+import { CUSTOM_EVENTS, Rows, TIMESLICES } from '../../src/store/append-tables.js';
 import { clickhouseMissing, startClickHouse, type ClickHouseServer } from '../helpers/clickhouse.js';
-import { startTestServer } from '../helpers/test-server.js';
+import { startTestServer, TEST_API_KEY } from '../helpers/test-server.js';
 
 /**
  * The ClickHouse dialect writes values as literals (18.16 has no query parameters), so every value
@@ -58,6 +58,40 @@ describe('ClickHouse literals: what goes in comes back', { skip: clickhouseMissi
   it('identifiers are quoted, a quote inside one escaped', async () => {
     assert.equal(clickhouseDialect.quoteIdentifier('a"b\\c'), '"a\\"b\\\\c"');
     assert.deepEqual(await select([`1 AS ${clickhouseDialect.quoteIdentifier('we"ird')}, ${clickhouseDialect.quoteIdentifier('we"ird')} + 1`]), [1, 2]);
+  });
+
+  it('a typed NULL is a fallback COALESCE reads past (18.16 folds COALESCE(x, CAST(NULL AS …)) to NULL)', async () => {
+    const d = clickhouseDialect;
+    assert.deepEqual(await select([
+      `COALESCE(toNullable('own'), ${d.nullOf('string')})`, `COALESCE(toNullable(2.5), ${d.nullOf('double')})`, `COALESCE(toNullable(toUInt8(1)), ${d.nullOf('boolean')})`,
+      `COALESCE(${d.nullOf('string')}, 'then')`, `toTypeName(${d.nullOf('string')})`, `toTypeName(${d.nullOf('double')})`, `${d.nullOf('double')} IS NULL`,
+    ]), ['own', 2.5, 1, 'then', 'Nullable(String)', 'Nullable(Float64)', 1]);
+  });
+
+  it('custom events\' own host and appName, with no catalog value to fall back on, facet as on DuckDB', async () => {
+    const ch = await startTestServer({ TIMESLICE_STORE: `clickhouse://127.0.0.1:${clickhouse.httpPort}/own` });
+    const duck = await startTestServer();
+    try {
+      const T = Date.UTC(2025, 7, 11, 12, 0);
+      const query = `SELECT count(*), average(value) FROM Probe FACET host, appName TIMESERIES 1 minute SINCE ${T} UNTIL ${T + 180_000}`;
+      const answers = [];
+      for (const ts of [ch, duck]) {
+        const rows = new Rows(CUSTOM_EVENTS);
+        for (const [minute, host, value] of [[0, 'h-a', 1], [1, 'h-a', 3], [1, 'h-b', 5], [2, 'h-b', 7]] as const) {
+          rows.push(1, 0, 0, 0, T + minute * 60_000 + 1000, 'Probe', JSON.stringify({ host, appName: 'probe-app', value }));
+        }
+        await ts.server.writer.write([rows]);
+        const res = await ts.server.api.inject({ method: 'POST', url: '/timeslice/v1/nrql', headers: { 'x-api-key': TEST_API_KEY, 'content-type': 'application/json' }, payload: { query } });
+        assert.equal(res.statusCode, 200, res.body);
+        answers.push(res.json().results as { facet: string[]; beginTimeSeconds: number; count: number }[]);
+      }
+      const counts = answers[0]!.map((r) => [r.facet.join('/'), (r.beginTimeSeconds * 1000 - T) / 60_000, r.count]);
+      assert.deepEqual(counts, [['h-a/probe-app', 0, 1], ['h-a/probe-app', 1, 1], ['h-a/probe-app', 2, 0], ['h-b/probe-app', 0, 0], ['h-b/probe-app', 1, 1], ['h-b/probe-app', 2, 1]]);
+      assert.deepEqual(answers[0], answers[1]);
+    } finally {
+      await ch.stop();
+      await duck.stop();
+    }
   });
 
   it('LIKE patterns keep % as the only wildcard: _ and \\ are literal', async () => {

@@ -37,8 +37,15 @@ export class ClickHouseDialect extends SqlDialect {
     }
   }
 
+  /**
+   * A NULL of the type, written as a branch never taken: 18.16 folds `COALESCE(x, CAST(NULL AS
+   * Nullable(T)))` to NULL for every row (whatever x holds), which lost custom events' own `host` or
+   * `appName` where the catalog has none to fall back on; `if(1 = 0, <T>, NULL)` is Nullable(T) and
+   * COALESCE reads x first, as it should.
+   */
   override nullOf(type: SqlType): string {
-    return `CAST(NULL AS Nullable(${this.typeName(type)}))`;
+    const zero = type === 'string' ? "''" : '0';
+    return `if(1 = 0, CAST(${zero} AS ${this.typeName(type)}), NULL)`;
   }
 
   override booleanLiteral(value: boolean): string {
