@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
-import { clickhouseMissing, startClickHouse } from '../helpers/clickhouse.js';
+import { clickhouseMissing, startClickHouseCluster } from '../helpers/clickhouse.js';
+import { startPostgres } from '../helpers/postgres.js';
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -24,21 +25,25 @@ function post(port: number, ca: string, query: Record<string, string>, body: unk
 }
 
 /**
- * `kill -9` of a Timeslice node on ClickHouse while agents post: every payload it acknowledged is
- * in ClickHouse afterwards. Each payload's call count is unique, so the stored rows name which
+ * `kill -9` of a Timeslice node on a two-shard ClickHouse cluster (catalog on PostgreSQL) while
+ * agents post: every payload it acknowledged is in ClickHouse afterwards, on both shards. Each payload's call count is unique, so the stored rows name which
  * payloads arrived, without the killed node's catalog.
  */
 test('kill -9 of a node under ingest loses no acknowledged timeslice', { skip: clickhouseMissing(), timeout: 120_000 }, async (t) => {
-  const clickhouse = await startClickHouse();
+  // The scale-out setup: the two shards of a cluster (Distributed INSERTs, synchronous) and the catalog on PostgreSQL.
+  const [cluster, pgServer] = await Promise.all([startClickHouseCluster('two'), startPostgres()]);
+  const [clickhouse, other] = cluster.shards;
   const dataDir = await mkdtemp(join(tmpdir(), 'timeslice-ch-kill-'));
   let child: ChildProcess | undefined;
   t.after(async () => {
     if (child && child.exitCode === null) child.kill('SIGKILL');
     await rm(dataDir, { recursive: true, force: true });
-    await clickhouse.stop();
+    await cluster.stop();
+    await pgServer.stop();
   });
   const licenseKey = 'fedcba9876543210fedcba9876543210fedcba98';
-  child = spawn(process.execPath, ['bin/timeslice.js', 'serve', '--port', '0', '--collector-port', '0', '--data', dataDir, '--store', `clickhouse://127.0.0.1:${clickhouse.httpPort}/killed`], {
+  const store = `clickhouse://127.0.0.1:${clickhouse!.httpPort},127.0.0.1:${other!.httpPort}/killed?cluster=two`;
+  child = spawn(process.execPath, ['bin/timeslice.js', 'serve', '--port', '0', '--collector-port', '0', '--data', dataDir, '--store', store, '--catalog', await pgServer.createDatabase('killed')], {
     cwd: repoRoot, env: { ...process.env, TIMESLICE_LICENSE_KEY: licenseKey, TIMESLICE_LOG_LEVEL: 'error' }, stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';
@@ -74,7 +79,9 @@ test('kill -9 of a node under ingest loses no acknowledged timeslice', { skip: c
   await new Promise((r) => child!.once('exit', r));
   await Promise.all(agents);
 
-  const stored = new Set((await clickhouse.query('SELECT toUInt64(call_count) FROM killed.timeslices FORMAT TSV')).trim().split('\n').map(Number));
+  const stored = new Set((await clickhouse!.query('SELECT toUInt64(call_count) FROM killed.timeslices FORMAT TSV')).trim().split('\n').map(Number));
+  const perShard = await Promise.all([clickhouse!, other!].map(async (s) => Number((await s.query('SELECT count() FROM killed.timeslices_local FORMAT TSV')).trim())));
+  assert.ok(perShard[0]! > 0 && perShard[1]! > 0, `both shards took rows: ${perShard.join(', ')}`);
   const lost = acknowledged.filter((c) => !stored.has(c));
   assert.deepEqual(lost, [], `${acknowledged.length} acknowledged of ${sent} sent, ${stored.size} stored`);
   assert.ok(acknowledged.length >= 60);
