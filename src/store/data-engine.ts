@@ -32,6 +32,8 @@ export interface DataEngine {
   useMetricIndex(metrics: MetricIndex): void;
   /** Starts rollups and retention on a timer. */
   start(): void;
+  /** Stops the timer (a run in progress finishes); `start()` starts it again. For a node that lost the lease. */
+  pause(): void;
   /** Rolls up closed hours and deletes expired data now. */
   maintain(): Promise<UpkeepReport>;
   /** Its tables, bytes on disk and upkeep state. */

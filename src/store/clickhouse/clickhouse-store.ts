@@ -77,6 +77,10 @@ export class ClickHouseDataEngine implements DataEngine {
     this.upkeep.start();
   }
 
+  pause(): void {
+    this.upkeep.pause();
+  }
+
   maintain(): Promise<UpkeepReport> {
     return this.upkeep.runOnce();
   }

@@ -83,6 +83,11 @@ export class ClickHouseUpkeep {
     this.timer.unref();
   }
 
+  pause(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
   runOnce(): Promise<UpkeepReport> {
     if (this.stopped) return Promise.resolve({ hoursRolledUp: 0, rollupRows: 0, deleted: {} });
     this.running ??= this.run().finally(() => { this.running = undefined; });

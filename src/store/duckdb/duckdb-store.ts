@@ -185,7 +185,8 @@ export class DuckDbStore implements Store {
     this.lease.start();
     if (this.data) {
       if (!this.lease.shared) this.data.start();
-      else this.lease.watch((held) => { if (held) this.data!.start(); });
+      // A node that loses the lease stops its timer, so one node runs upkeep at a time.
+      else this.lease.watch((held) => (held ? this.data!.start() : this.data!.pause()));
     } else {
       this.compactor.start();
       this.upkeep.start();
