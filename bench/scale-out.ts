@@ -4,20 +4,23 @@
  * - ingest: `--agents` agents (each its own application) post `metric_data` of `--metrics`
  *   metrics, each harvest a new minute, for `--seconds`, to (1) an embedded DuckDB node, (2) a node
  *   on one ClickHouse server, (3) a node on a two-shard cluster (Distributed tables,
- *   insert_distributed_sync) and (4) two nodes on that cluster, half the agents each. Posts go
+ *   insert_distributed_sync) and (4) two nodes on that cluster, half the agents each — (3) and (4)
+ *   with their catalog on one PostgreSQL, as the scale-out setup runs. Posts go
  *   through the collector in process (`inject`: no TLS, no sockets), `--concurrency` in flight per
  *   node; figures are acknowledged timeslices per second. Every acknowledged timeslice is then
  *   counted in the store (the run fails if one is missing).
  * - queries: REST metric data (HttpDispatcher, every value, summarized and as a 1-minute series)
- *   and three NRQL queries over the DuckDB node's and the single ClickHouse node's data (the same
- *   traffic), `--rounds` each after a warm-up; the answers are checked equal first (12 significant
- *   digits); median and p90 per engine.
+ *   and three NRQL queries over the DuckDB node's, the single ClickHouse node's and the cluster
+ *   node's data (the same traffic), `--rounds` each after a warm-up; the answers are checked equal
+ *   first (12 significant digits); median and p90 per engine.
  *
  * Run: `npm run bench -- scale-out [--seconds=10] [--agents=8] [--metrics=50] [--concurrency=4] [--rounds=20]`
- * or `node dist/bench/scale-out.js`. Needs Debian's clickhouse-server (as the tests do).
+ * or `node dist/bench/scale-out.js`. Needs Debian's clickhouse-server and postgresql (as the tests do).
  */
+import { loadavg } from 'node:os';
 import { agentQuery, invoke } from '../test/helpers/collector-client.js';
 import { startClickHouse, startClickHouseCluster } from '../test/helpers/clickhouse.js';
+import { startPostgres } from '../test/helpers/postgres.js';
 import { connectApp, ManualClock, rest, type AgentHandle } from '../test/helpers/rest-fixture.js';
 import { startTestServer, TEST_API_KEY, TEST_LICENSE_KEY, type TestServer } from '../test/helpers/test-server.js';
 import { runAlone } from './run-alone.js';
@@ -25,7 +28,12 @@ import { runAlone } from './run-alone.js';
 const BEGIN = Date.UTC(2025, 7, 11, 0, 0);
 
 interface IngestFigure { readonly label: string; readonly timeslices: number; readonly seconds: number; readonly perSecond: number; readonly stored: number }
-interface QueryFigure { readonly label: string; readonly duckdbMedianMs: number; readonly duckdbP90Ms: number; readonly clickhouseMedianMs: number; readonly clickhouseP90Ms: number }
+interface QueryFigure {
+  readonly label: string;
+  readonly duckdbMedianMs: number; readonly duckdbP90Ms: number;
+  readonly clickhouseMedianMs: number; readonly clickhouseP90Ms: number;
+  readonly clusterMedianMs: number; readonly clusterP90Ms: number;
+}
 
 function flag(flags: ReadonlyMap<string, string>, name: string, fallback: number): number {
   const v = flags.get(name);
@@ -39,9 +47,19 @@ function payload(runId: string, minute: number, metrics: number, agent: number):
   const rows = Array.from({ length: metrics }, (_, m) => {
     const calls = 1 + ((agent + m + minute) % 7);
     const t = 0.01 * (1 + ((m * 3 + minute) % 11));
-    return [{ name: m === 0 ? 'HttpDispatcher' : `Custom/bench/metric${m}` }, [calls, calls * t, calls * t, t, t, calls * t * t]];
+    const name = m === 0 ? 'HttpDispatcher' : m === 1 ? 'WebFrontend/QueueTime' : m === 2 ? 'Errors/all' : `Custom/bench/metric${m}`;
+    return [{ name }, [calls, calls * t, calls * t, t, t, calls * t * t]];
   });
   return [runId, (BEGIN + minute * 60_000) / 1000, (BEGIN + (minute + 1) * 60_000) / 1000, rows];
+}
+
+/** A minute's Transaction events: 20, over 12 names, durations fixed by (minute, i). */
+function transactions(runId: string, minute: number): unknown {
+  const events = Array.from({ length: 20 }, (_, i) => [
+    { type: 'Transaction', name: `WebTransaction/Expressjs/GET//route${i % 12}`, timestamp: BEGIN + minute * 60_000 + i * 2_000, duration: 0.001 * (1 + ((minute * 7 + i * 13) % 97)) },
+    {}, {},
+  ]);
+  return [runId, { reservoir_size: 100, events_seen: events.length }, events];
 }
 
 const quantile = (sorted: readonly number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
@@ -53,11 +71,11 @@ function normalize(value: unknown): unknown {
 }
 
 /** Posts harvests from `agents` (split over `nodes`) for `seconds`; returns acknowledged timeslices and each agent's minutes. */
-async function ingest(nodes: readonly TestServer[], agentCount: number, metrics: number, seconds: number, concurrency: number): Promise<{ acked: number; elapsedMs: number; minutes: number[] }> {
+async function ingest(nodes: readonly TestServer[], agentCount: number, metrics: number, seconds: number, concurrency: number, prefix = 'bench-app'): Promise<{ acked: number; elapsedMs: number; minutes: number[] }> {
   const agents: { node: TestServer; handle: AgentHandle; index: number }[] = [];
   for (let i = 0; i < agentCount; i++) {
     const node = nodes[i % nodes.length]!;
-    agents.push({ node, handle: await connectApp(node, `bench-app-${i}`, `host-${i}`), index: i });
+    agents.push({ node, handle: await connectApp(node, `${prefix}-${i}`, `host-${i}`), index: i });
   }
   const minutes = agents.map(() => 0);
   let acked = 0;
@@ -93,6 +111,8 @@ export async function scaleOutBench(flags: ReadonlyMap<string, string>): Promise
   const clock = new ManualClock(BEGIN + 30 * 86_400_000);
   const single = await startClickHouse();
   const cluster = await startClickHouseCluster('bench_cluster');
+  // The catalog of the cluster's nodes: PostgreSQL, shared by both (the scale-out setup).
+  const pgServer = await startPostgres();
   const servers: TestServer[] = [];
   const figures: IngestFigure[] = [];
   const queries: QueryFigure[] = [];
@@ -106,11 +126,12 @@ export async function scaleOutBench(flags: ReadonlyMap<string, string>): Promise
     const clusterUrl = `clickhouse://127.0.0.1:${a!.httpPort},127.0.0.1:${b!.httpPort}/bench?cluster=bench_cluster`;
     const duck = await start({});
     const ch = await start({ TIMESLICE_STORE: `clickhouse://127.0.0.1:${single.httpPort}/bench` });
-    const onCluster = await start({ TIMESLICE_STORE: clusterUrl });
+    const catalog = await pgServer.createDatabase('bench');
+    const onCluster = await start({ TIMESLICE_STORE: clusterUrl, TIMESLICE_CATALOG: catalog });
     const cases: [string, TestServer[], () => Promise<number>][] = [
       ['embedded DuckDB, one node', [duck], async () => Number((await duck.server.db.all<{ n: bigint }>('SELECT count(*) AS n FROM timeslices'))[0]!.n)],
       ['ClickHouse, one server, one node', [ch], async () => Number((await single.query('SELECT count() FROM bench.timeslices FORMAT TSV')).trim())],
-      ['ClickHouse, two shards, one node', [onCluster], async () => Number((await a!.query('SELECT count() FROM bench.timeslices FORMAT TSV')).trim())],
+      ['ClickHouse, two shards, one node, PostgreSQL catalog', [onCluster], async () => Number((await a!.query('SELECT count() FROM bench.timeslices FORMAT TSV')).trim())],
     ];
     for (const [label, nodes, count] of cases) {
       const { acked, elapsedMs } = await ingest(nodes, agentCount, metrics, seconds, concurrency);
@@ -119,21 +140,25 @@ export async function scaleOutBench(flags: ReadonlyMap<string, string>): Promise
       if (stored < acked) throw new Error(`${label}: ${acked} timeslices acknowledged, ${stored} stored`);
       figures.push({ label, timeslices: acked, seconds: elapsedMs / 1000, perSecond: acked / (elapsedMs / 1000), stored });
     }
-    // Two nodes on the cluster: a second node joins (its own catalog file; docs/scale-out.md).
-    const second = await start({ TIMESLICE_STORE: clusterUrl });
+    // Two nodes on the cluster: a second node joins, on the same PostgreSQL catalog (docs/scale-out.md);
+    // applications of their own, so the first case's minutes are not sent again.
+    const second = await start({ TIMESLICE_STORE: clusterUrl, TIMESLICE_CATALOG: catalog });
     const before = Number((await a!.query('SELECT count() FROM bench.timeslices FORMAT TSV')).trim());
-    const { acked, elapsedMs } = await ingest([onCluster, second], agentCount, metrics, seconds, concurrency);
+    const { acked, elapsedMs } = await ingest([onCluster, second], agentCount, metrics, seconds, concurrency, 'bench-pair');
     const stored = Number((await a!.query('SELECT count() FROM bench.timeslices FORMAT TSV')).trim()) - before;
     if (stored < acked) throw new Error(`two nodes: ${acked} timeslices acknowledged, ${stored} stored`);
-    figures.push({ label: 'ClickHouse, two shards, two nodes', timeslices: acked, seconds: elapsedMs / 1000, perSecond: acked / (elapsedMs / 1000), stored });
+    figures.push({ label: 'ClickHouse, two shards, two nodes, PostgreSQL catalog', timeslices: acked, seconds: elapsedMs / 1000, perSecond: acked / (elapsedMs / 1000), stored });
 
     // The same traffic on both engines for the query cases: app 1's first 60 minutes, agents 0…
     const minutes = 60;
-    const feed = await Promise.all([duck, ch].map(async (node) => {
+    const engines = [duck, ch, onCluster] as const;
+    const feed = await Promise.all(engines.map(async (node) => {
       const handle = await connectApp(node, 'bench-query-app', 'host-q');
       for (let minute = 0; minute < minutes; minute++) {
         const reply = await invoke(node.server, { query: agentQuery('metric_data', TEST_LICENSE_KEY, handle.runId), body: payload(handle.runId, minute, metrics, 99) });
         if (reply.status !== 200) throw new Error(`metric_data answered ${reply.status}`);
+        const events = await invoke(node.server, { query: agentQuery('analytic_event_data', TEST_LICENSE_KEY, handle.runId), body: transactions(handle.runId, minute) });
+        if (events.status !== 200) throw new Error(`analytic_event_data answered ${events.status}`);
       }
       return appIdOf(node, handle);
     }));
@@ -144,32 +169,46 @@ export async function scaleOutBench(flags: ReadonlyMap<string, string>): Promise
       ['REST metric data, 1-minute series, 60 min', async (node, id) => (await rest(node, 'GET', `/v2/applications/${id}/metrics/data.json?names[]=HttpDispatcher&${span}&period=60`)).json()],
       ['NRQL average FACET metric TIMESERIES', async (node) => nrql(node, `SELECT average(newrelic.timeslice.value) FROM Metric WHERE appName = 'bench-query-app' FACET metricTimesliceName TIMESERIES 5 minutes ${window} LIMIT 10`)],
       // Every application's first 10 minutes (each agent of the ingest cases sent at least that many).
-      ['NRQL count over every application, 10 min', async (node) => nrql(node, `SELECT count(newrelic.timeslice.value), max(newrelic.timeslice.value) FROM Metric FACET appName SINCE ${BEGIN} UNTIL ${BEGIN + 600_000} LIMIT 20`)],
+      ['NRQL count over every application, 10 min', async (node) => nrql(node, `SELECT count(newrelic.timeslice.value), max(newrelic.timeslice.value) FROM Metric WHERE appName LIKE 'bench-app-%' FACET appName SINCE ${BEGIN} UNTIL ${BEGIN + 600_000} LIMIT 20`)],
       ['NRQL uniques(metricTimesliceName)', async (node) => nrql(node, `SELECT uniqueCount(metricTimesliceName) FROM Metric WHERE appName = 'bench-query-app' ${window}`)],
+      // The shapes of the REST and NRQL sections' cases (their large stores are DuckDB files; here 60 minutes of one application).
+      ['REST §: HttpDispatcher + QueueTime, all values, 30 min', async (node, id) => (await rest(node, 'GET', `/v2/applications/${id}/metrics/data.json?names[]=HttpDispatcher&names[]=WebFrontend/QueueTime&from=${new Date(BEGIN + 30 * 60_000).toISOString()}&to=${new Date(BEGIN + 60 * 60_000).toISOString()}`)).json()],
+      ['NRQL §1 facet: average(duration) FACET name TIMESERIES AUTO', async (node) => nrql(node, `SELECT average(duration) FROM Transaction WHERE appName = 'bench-query-app' FACET name TIMESERIES AUTO ${window}`)],
+      ['NRQL §2 uniques(metricTimesliceName) LIMIT MAX', async (node) => nrql(node, `SELECT uniques(metricTimesliceName) FROM Metric WHERE appName = 'bench-query-app' ${window} LIMIT MAX`)],
+      ['NRQL §3 filter(…) TIMESERIES', async (node) => nrql(node, `SELECT filter(average(newrelic.timeslice.value) * 1000, WHERE metricTimesliceName = 'HttpDispatcher') AS rt, filter(count(newrelic.timeslice.value), WHERE metricTimesliceName = 'Errors/all') AS errors FROM Metric WHERE appName = 'bench-query-app' ${window} TIMESERIES`)],
     ];
     for (const [label, run] of queryCases) {
-      const [d, c] = [await run(duck, feed[0]!), await run(ch, feed[1]!)];
-      if (JSON.stringify(normalize(d)) !== JSON.stringify(normalize(c))) throw new Error(`${label}: the engines answer differently`);
-      const times: [number[], number[]] = [[], []];
+      // REST answers carry the application's id, which differs between catalogs: compared without it.
+      const comparable = (v: unknown) => JSON.stringify(normalize(v)).replace(/appId = \d+/g, 'appId = ?');
+      const answers = await Promise.all(engines.map((node, i) => run(node, feed[i]!)));
+      for (const [i, answer] of answers.entries()) {
+        if (comparable(answer) !== comparable(answers[0])) throw new Error(`${label}: engine ${i} answers differently from DuckDB`);
+      }
+      const times: number[][] = engines.map(() => []);
       for (let r = 0; r < rounds + 3; r++) {
-        for (const [i, node] of [duck, ch].entries()) {
+        for (const [i, node] of engines.entries()) {
           const t0 = performance.now();
           await run(node, feed[i]!);
           if (r >= 3) times[i]!.push(performance.now() - t0);
         }
       }
-      const [ds, cs] = times.map((t) => [...t].sort((x, y) => x - y)) as [number[], number[]];
-      queries.push({ label, duckdbMedianMs: quantile(ds, 0.5), duckdbP90Ms: quantile(ds, 0.9), clickhouseMedianMs: quantile(cs, 0.5), clickhouseP90Ms: quantile(cs, 0.9) });
+      const [ds, cs, ks] = times.map((t) => [...t].sort((x, y) => x - y)) as [number[], number[], number[]];
+      queries.push({
+        label, duckdbMedianMs: quantile(ds, 0.5), duckdbP90Ms: quantile(ds, 0.9), clickhouseMedianMs: quantile(cs, 0.5), clickhouseP90Ms: quantile(cs, 0.9),
+        clusterMedianMs: quantile(ks, 0.5), clusterP90Ms: quantile(ks, 0.9),
+      });
     }
   } finally {
     for (const s of servers) await s.stop().catch(() => undefined);
     await single.stop();
     await cluster.stop();
+    await pgServer.stop();
   }
+  console.log(`load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} at the end`);
   console.log(`scale-out: ${agentCount} agents × ${metrics} metrics, ${concurrency} posts in flight per node, ${seconds} s per case`);
-  for (const f of figures) console.log(`  ingest  ${f.label.padEnd(36)} ${Math.round(f.perSecond).toString().padStart(8)} timeslices/s  (${f.timeslices} acknowledged, all stored)`);
+  for (const f of figures) console.log(`  ingest  ${f.label.padEnd(54)} ${Math.round(f.perSecond).toString().padStart(8)} timeslices/s  (${f.timeslices} acknowledged, all stored)`);
   for (const q of queries) {
-    console.log(`  query   ${q.label.padEnd(44)} DuckDB p50 ${q.duckdbMedianMs.toFixed(1)} ms p90 ${q.duckdbP90Ms.toFixed(1)} ms | ClickHouse p50 ${q.clickhouseMedianMs.toFixed(1)} ms p90 ${q.clickhouseP90Ms.toFixed(1)} ms`);
+    console.log(`  query   ${q.label.padEnd(60)} DuckDB p50 ${q.duckdbMedianMs.toFixed(1)} ms p90 ${q.duckdbP90Ms.toFixed(1)} ms | ClickHouse p50 ${q.clickhouseMedianMs.toFixed(1)} ms p90 ${q.clickhouseP90Ms.toFixed(1)} ms | two shards + PostgreSQL p50 ${q.clusterMedianMs.toFixed(1)} ms p90 ${q.clusterP90Ms.toFixed(1)} ms`);
   }
   return { ingest: figures, queries };
 }
