@@ -7,7 +7,7 @@ import { AlertEngine, type AlertEvent, type AlertTarget } from '../domain/alerts
 import { buildNrqlCondition, type ConditionValidationError, type NrqlConditionInput } from '../domain/alerts/condition-input.js';
 import { checkConditionQuery, readRange, type ReadWindow } from './condition-query.js';
 import { readConditions, type ConditionRead } from './shared-reads.js';
-import { signalKeyOf, type ConditionEvaluatorState } from '../domain/alerts/condition-evaluator.js';
+import type { ConditionEvaluatorState } from '../domain/alerts/condition-evaluator.js';
 import type { Rows } from '../store/append-tables.js';
 import { alertEventRows } from './alert-nrql-events.js';
 import { NotificationConfigService, Notifier } from './notifier.js';
@@ -56,11 +56,13 @@ export interface EvaluationCycle {
   readonly failures: number;
   readonly events: number;
   readonly elapsedMs: number;
-  /** Of elapsedMs: waiting for the conditions' queries, and committing the cycle's changes. */
+  /** Of elapsedMs: waiting for the conditions' queries, and committing the cycle's changes (its transaction). */
   readonly queryMs: number;
   readonly commitMs: number;
-  /** `performance.now()` when the cycle's changes were committed. */
+  /** `performance.now()` when the cycle's transaction committed (its NrAi events are written after). */
   readonly committedAt: number;
+  /** Process CPU time (DuckDB's threads included) while the cycle ran: other work interleaved counts too. */
+  readonly cpuMs: number;
   /** The clock the cycle evaluated at. */
   readonly now: number;
   /** Incidents the cycle opened (committed). */
@@ -84,8 +86,8 @@ export class AlertService {
   private readonly cycleListeners = new Set<(cycle: EvaluationCycle) => void>();
   /** Per condition, per (window, signal) read: its value and event count as last read (see `news`). */
   private readonly lastRead = new Map<string, Map<string, { windowStart: number; mark: string }>>();
-  /** Per condition: its evaluator state as last committed, as JSON. */
-  private readonly committedStates = new Map<string, string>();
+  /** Per condition: the evaluator revision last committed (0, as loaded, when absent). */
+  private readonly committedStates = new Map<string, number>();
   private queue: Promise<unknown> = Promise.resolve();
   /** Creation and update times by `p<id>`/`pu<id>` (policies) and `c<id>`/`cu<id>` (conditions). */
   private readonly createdAt = new Map<string, number>();
@@ -118,7 +120,6 @@ export class AlertService {
     const incidents = Object.fromEntries(snapshot.incidents.map((i) => [i.id, i]));
     const engine = new AlertEngine({ evaluators, issues: { issues, openByKey }, incidents }, { newId: randomUUID });
     const service = new AlertService(deps, engine);
-    for (const [id, state] of snapshot.evaluatorStates) service.committedStates.set(id, JSON.stringify(state));
     for (const p of snapshot.policies) {
       engine.setPolicy(p.policy);
       service.createdAt.set(`p${p.policy.id}`, p.createdAt);
@@ -342,6 +343,7 @@ export class AlertService {
 
   private async cycle(): Promise<EvaluationCycle> {
     const started = performance.now();
+    const cpu = process.cpuUsage();
     const now = this.deps.clock.now();
     const events: AlertEvent[] = [];
     const evaluated: string[] = [];
@@ -372,11 +374,11 @@ export class AlertService {
     }
     events.push(...this.engine.tick(now));
     const committing = performance.now();
-    await this.commit(events, evaluated, []);
-    const commitMs = performance.now() - committing;
+    const committedAt = await this.commit(events, evaluated, []);
+    const commitMs = committedAt - committing;
     const cycle: EvaluationCycle = {
       conditions: evaluated.length, queries: outcome.queries, failures: outcome.failed.size, events: events.length,
-      elapsedMs: performance.now() - started, queryMs, commitMs, committedAt: performance.now(), now,
+      elapsedMs: performance.now() - started, queryMs, commitMs, committedAt, now, cpuMs: cpuMs(process.cpuUsage(cpu)),
       opened: events.filter((e): e is Extract<AlertEvent, { kind: 'incidentOpened' }> => e.kind === 'incidentOpened').map((e) => e.incident),
     };
     for (const listener of this.cycleListeners) listener(cycle);
@@ -393,10 +395,8 @@ export class AlertService {
     if (seen === undefined) this.lastRead.set(conditionId, (seen = new Map()));
     const out: ReadWindow[] = [];
     for (const w of windows) {
-      const key = `${w.windowStart}${signalKeyOf(w.facets)}`;
-      const mark = `${w.value}|${w.events}`;
-      if (seen.get(key)?.mark === mark) continue;
-      seen.set(key, { windowStart: w.windowStart, mark });
+      if (seen.get(w.key)?.mark === w.mark) continue;
+      seen.set(w.key, { windowStart: w.windowStart, mark: w.mark });
       out.push(w);
     }
     // Windows before the range are not read again.
@@ -424,14 +424,16 @@ export class AlertService {
   }
 
   /** Persists the evaluator states, incidents and issues the events touched, then tells listeners. */
-  private async commit(events: readonly AlertEvent[], conditionIds: readonly string[], issueIds: readonly string[]): Promise<void> {
+  private async commit(events: readonly AlertEvent[], conditionIds: readonly string[], issueIds: readonly string[]): Promise<number> {
     const states = new Map<string, ConditionEvaluatorState>();
-    const written = new Map<string, string>();
-    // A state equal to the one committed last is not written again (most of a quiet cycle's).
-    const changed = (id: string, state: ConditionEvaluatorState): boolean => {
-      const json = JSON.stringify(state);
-      if (this.committedStates.get(id) === json) return false;
-      written.set(id, json);
+    const written = new Map<string, number>();
+    // A state is written when what it decided changed since its last commit (the evaluator's
+    // revision). Values of windows still open and arrival times alone are not worth a write: the
+    // data they came from is committed, and a restart reads every open window again.
+    const changed = (id: string, _state: ConditionEvaluatorState): boolean => {
+      const revision = this.engine.evaluator(id)?.revision;
+      if (revision === undefined || (this.committedStates.get(id) ?? 0) === revision) return false;
+      written.set(id, revision);
       return true;
     };
     for (const id of conditionIds) {
@@ -458,7 +460,8 @@ export class AlertService {
       issues: [...issues].map((id) => this.engine.state.issues.issues[id]!).filter((i) => i !== undefined),
       outbox,
     });
-    for (const [id, json] of written) this.committedStates.set(id, json);
+    const committedAt = performance.now();
+    for (const [id, revision] of written) this.committedStates.set(id, revision);
     if (events.length > 0 && this.deps.writeEvents) {
       const rows = alertEventRows(events, issueOf, this.deps.clock.now());
       await this.deps.writeEvents([rows]).catch((error: unknown) => this.deps.log?.('alert events not recorded', error));
@@ -466,6 +469,7 @@ export class AlertService {
     this.forgetClosed(events);
     if (outbox.length > 0) void this.notifier.dispatch().catch((error: unknown) => this.deps.log?.('notification dispatch failed', error));
     if (events.length > 0) await this.deps.onEvents?.(events);
+    return committedAt;
   }
 
   /** Closed issues and their closed incidents live on in the store only; memory keeps what is open. */
@@ -509,6 +513,10 @@ export class AlertService {
     this.queue = next.catch(() => undefined);
     return next;
   }
+}
+
+function cpuMs(used: NodeJS.CpuUsage): number {
+  return (used.user + used.system) / 1000;
 }
 
 function checkPolicyName(name: string): void {

@@ -4,7 +4,7 @@ import { format } from '../nrql/format.js';
 import { NrqlError, positionOf } from '../nrql/nrql-error.js';
 import { parse } from '../nrql/parser.js';
 import type { NrqlAnswer } from '../nrql/nrql-engine.js';
-import type { ConditionEvaluatorState, WindowObservation } from '../domain/alerts/condition-evaluator.js';
+import { signalKeyOf, type ConditionEvaluatorState, type WindowObservation } from '../domain/alerts/condition-evaluator.js';
 import type { ConditionValidationError } from '../domain/alerts/condition-input.js';
 
 /** Signals a condition tracks at most: its FACET LIMIT when evaluated (New Relic: 5000 facet values). */
@@ -149,6 +149,13 @@ export function readRange(signal: ConditionSignal, state: ConditionEvaluatorStat
 /** A window as a cycle read it: the observation, and how many events (or timeslice rows) it holds. */
 export interface ReadWindow extends WindowObservation {
   readonly events: number;
+  /** The window and signal (`<windowStart>["facet", …]`), and what it held (`<value>|<events>`). */
+  readonly key: string;
+  readonly mark: string;
+}
+
+export function readWindow(facets: readonly string[], windowStart: number, value: number, timestamp: number, arrivalAt: number, events: number): ReadWindow {
+  return { facets, windowStart, value, timestamp, arrivalAt, events, key: `${windowStart}${signalKeyOf(facets)}`, mark: `${value}|${events}` };
 }
 
 /** Turns the answer of an evaluation query into window observations (empty windows are left out). */
@@ -163,7 +170,7 @@ export function observationsOf(answer: NrqlAnswer, facetCount: number, stepMs: n
     const facets = facetCount === 0 ? [] : Array.isArray(record.facet) ? record.facet.map(String) : [String(record.facet)];
     const value = valueOf(record, skip);
     if (value === null) continue;
-    out.push({ facets, windowStart: Math.floor(begin / stepMs) * stepMs, value, timestamp: begin, arrivalAt, events });
+    out.push(readWindow(facets, Math.floor(begin / stepMs) * stepMs, value, begin, arrivalAt, events));
   }
   return out;
 }

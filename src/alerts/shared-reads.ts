@@ -2,7 +2,7 @@ import type { Condition, Expr, SelectQuery } from '../nrql/ast.js';
 import { format } from '../nrql/format.js';
 import type { NrqlAnswer } from '../nrql/nrql-engine.js';
 import { parse } from '../nrql/parser.js';
-import { MAX_SIGNALS_PER_CONDITION, evaluationQueryOf, observationsOf, type ReadWindow } from './condition-query.js';
+import { MAX_SIGNALS_PER_CONDITION, evaluationQueryOf, observationsOf, readWindow, type ReadWindow } from './condition-query.js';
 
 /** What one condition needs read in a cycle: its query over [fromMs, toMs) in windows of its signal. */
 export interface ConditionRead {
@@ -120,15 +120,28 @@ export async function readConditions(
       for (const m of shared.members) await runShared(alone(m.read));
       return;
     }
-    for (const { read, pin } of shared.members) {
-      const all = pin === null
-        ? observationsOf(answer, read.facetCount, read.stepMs, arrivalAt)
-        : observationsOf(answer, 1, read.stepMs, arrivalAt).filter((o) => o.facets[0] === pin).map((o) => ({ ...o, facets: [] }));
-      observations.set(read.conditionId, all.filter((o) => o.windowStart >= read.fromMs));
+    // The answer is turned into windows once; members take theirs (read-only, shared).
+    const first = shared.members[0]!.read;
+    if (shared.members[0]!.pin === null) {
+      const all = observationsOf(answer, first.facetCount, first.stepMs, arrivalAt);
+      for (const { read } of shared.members) observations.set(read.conditionId, all.filter((o) => o.windowStart >= read.fromMs));
+      return;
     }
+    const byPin = new Map<string, ReadWindow[]>();
+    for (const o of observationsOf(answer, 1, first.stepMs, arrivalAt)) {
+      const pinned = byPin.get(o.facets[0]!) ?? [];
+      pinned.push(unpinned(o));
+      byPin.set(o.facets[0]!, pinned);
+    }
+    for (const { read, pin } of shared.members) observations.set(read.conditionId, (byPin.get(pin!) ?? []).filter((o) => o.windowStart >= read.fromMs));
   };
   for (const shared of options.share ? planReads(reads) : reads.map(alone)) await runShared(shared);
   return { observations, failed, queries };
+}
+
+/** A window of the `FACET appName` answer as the pinned condition's own query reads it: no facets. */
+function unpinned(o: ReadWindow): ReadWindow {
+  return readWindow([], o.windowStart, o.value, o.timestamp ?? o.windowStart, o.arrivalAt, o.events);
 }
 
 function parsedOf(text: string): ParsedCondition {

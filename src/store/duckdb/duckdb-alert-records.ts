@@ -1,4 +1,4 @@
-import { BIGINT, INTEGER, LIST, VARCHAR, listValue, type DuckDBConnection, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
+import { DOUBLE, INTEGER, LIST, VARCHAR, listValue, type DuckDBConnection, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
 import type { AlertPolicy, Incident, Issue, NrqlCondition } from '../../domain/alerts/alert-model.js';
 import type { ConditionEvaluatorState } from '../../domain/alerts/condition-evaluator.js';
 import type { Channel, Destination, Workflow } from '../../domain/alerts/notification-model.js';
@@ -89,8 +89,8 @@ export class DuckDbAlertRecords implements AlertRecords {
         [incidents.map((i) => i.accountId), INTEGER],
         [incidents.map((i) => Number(i.conditionId)), INTEGER],
         [incidents.map((i) => i.issueId), VARCHAR],
-        [incidents.map((i) => i.detectedAt), BIGINT],
-        [incidents.map((i) => i.closeDetectedAt), BIGINT],
+        [incidents.map((i) => i.detectedAt), EPOCH_MS],
+        [incidents.map((i) => i.closeDetectedAt), EPOCH_MS],
         [incidents.map((i) => JSON.stringify(i)), VARCHAR],
       ]);
       const issues = latestById(change.issues);
@@ -98,8 +98,8 @@ export class DuckDbAlertRecords implements AlertRecords {
         [issues.map((i) => i.id), VARCHAR],
         [issues.map((i) => i.accountId), INTEGER],
         [issues.map((i) => i.state), VARCHAR],
-        [issues.map((i) => i.createdAt), BIGINT],
-        [issues.map((i) => i.closedAt), BIGINT],
+        [issues.map((i) => i.createdAt), EPOCH_MS],
+        [issues.map((i) => i.closedAt), EPOCH_MS],
         [issues.map((i) => JSON.stringify(i)), VARCHAR],
       ]);
       // A key already in the outbox (or earlier in this change) is not added again.
@@ -112,7 +112,7 @@ export class DuckDbAlertRecords implements AlertRecords {
           [entries.map((e) => e.issueId), VARCHAR],
           [entries.map((e) => e.channelId), VARCHAR],
           [entries.map((e) => JSON.stringify(e)), VARCHAR],
-          [entries.map((e) => e.createdAt), BIGINT],
+          [entries.map((e) => e.createdAt), EPOCH_MS],
         ]);
         await c.run(
           `INSERT INTO alert_notifications SELECT c0, c1, c2, c3, c4, 'PENDING', 0, c5, c5
@@ -195,6 +195,9 @@ export class DuckDbAlertRecords implements AlertRecords {
     });
   }
 }
+
+/** Epoch ms travel as doubles (exact below 2^53) and are cast by the column on insert, as single rows were. */
+const EPOCH_MS = DOUBLE;
 
 type Column = readonly [readonly (string | number | null)[], DuckDBType];
 
