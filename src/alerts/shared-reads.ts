@@ -121,9 +121,11 @@ export async function readConditions(
       return;
     }
     // The answer is turned into windows once; members take theirs (read-only, shared).
+    // In window and signal order: the answer ranks facets over its own range, which differs between
+    // a shared query and a condition's own, and signals are created in the order they are observed.
     const first = shared.members[0]!.read;
     if (shared.members[0]!.pin === null) {
-      const all = observationsOf(answer, first.facetCount, first.stepMs, arrivalAt);
+      const all = observationsOf(answer, first.facetCount, first.stepMs, arrivalAt).sort(byWindowAndSignal);
       for (const { read } of shared.members) observations.set(read.conditionId, all.filter((o) => o.windowStart >= read.fromMs));
       return;
     }
@@ -133,10 +135,15 @@ export async function readConditions(
       pinned.push(unpinned(o));
       byPin.set(o.facets[0]!, pinned);
     }
+    for (const pinned of byPin.values()) pinned.sort(byWindowAndSignal);
     for (const { read, pin } of shared.members) observations.set(read.conditionId, (byPin.get(pin!) ?? []).filter((o) => o.windowStart >= read.fromMs));
   };
   for (const shared of options.share ? planReads(reads) : reads.map(alone)) await runShared(shared);
   return { observations, failed, queries };
+}
+
+function byWindowAndSignal(a: ReadWindow, b: ReadWindow): number {
+  return a.windowStart - b.windowStart || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
 }
 
 /** A window of the `FACET appName` answer as the pinned condition's own query reads it: no facets. */
