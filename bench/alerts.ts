@@ -43,7 +43,7 @@ export interface AlertBenchResult {
   readonly conditions: number;
   readonly minuteMs: number;
   readonly minutes: readonly AlertBenchMinute[];
-  /** Cycles' CPU over minutes 1.. as a share of one core. */
+  /** Cycles' CPU over minutes 1 … minutes − 1 as a share of one core. */
   readonly cycleCpuShare: number;
   readonly processCpuShare: number;
   readonly delayP50Ms: number;
@@ -70,6 +70,7 @@ export async function alertsBench(values: ReadonlyMap<string, string>): Promise<
   const minutes = Number(values.get('minutes') ?? 7);
   const minuteMs = Number(values.get('minute-ms') ?? MIN);
   const scale = MIN / minuteMs;
+  const loadAtStart = os.loadavg().map((l) => Math.round(l * 100) / 100);
   const dataDir = await mkdtemp(join(os.tmpdir(), 'timeslice-bench-alerts-'));
   let wallStart: number | undefined;
   // Data time runs with the wall clock from the first harvest on: minute m's data arrives in minute m + 1.
@@ -114,7 +115,6 @@ export async function alertsBench(values: ReadonlyMap<string, string>): Promise<
     const cycles: Array<EvaluationCycle & { wallMinute: number }> = [];
     const delays: number[] = [];
     alerts.onCycle((cycle) => {
-      if (process.env.BENCH_DEBUG) console.log(`cycle: ${cycle.queries} q, ${cycle.elapsedMs.toFixed(0)} ms (queries ${cycle.queryMs.toFixed(0)}, commit ${cycle.commitMs.toFixed(0)}), cpu ${cycle.cpuMs.toFixed(0)}, opened ${cycle.opened.length}`);
       cycles.push({ ...cycle, wallMinute: Math.floor((cycle.committedAt - wallStart!) / minuteMs) });
       for (const incident of cycle.opened) {
         const shape = shapes.get(incident.conditionId)!;
@@ -155,7 +155,6 @@ export async function alertsBench(values: ReadonlyMap<string, string>): Promise<
     marks.push({ cpu: cpuNow(), at: performance.now() });
     await sleep(wallStart + (minutes + 1) * minuteMs - performance.now());
     marks.push({ cpu: cpuNow(), at: performance.now() });
-    if (process.env.BENCH_DEBUG) { console.log(JSON.stringify(await server.store.alerts.incidents(1, 0, 2e13)).slice(0, 500)); for (const id of shapes.keys()) console.log(id, JSON.stringify(server.alerts.engine.state.evaluators[id]).slice(0, 1500)); }
     const perMinute: AlertBenchMinute[] = [];
     for (let m = 0; m + 1 < marks.length; m++) {
       const inMinute = cycles.filter((c) => c.wallMinute === m);
@@ -170,8 +169,9 @@ export async function alertsBench(values: ReadonlyMap<string, string>): Promise<
         longestCycleMs: Math.max(0, ...inMinute.map((c) => c.elapsedMs)),
       });
     }
-    // Minute 0 creates every signal (and warms caches); the share is over the minutes after it.
-    const steady = perMinute.slice(1);
+    // Minute 0 creates every signal (and warms caches), and the extra minute has no harvests: the
+    // shares are over the minutes between.
+    const steady = perMinute.slice(1, minutes);
     const share = (ms: number) => ms / steady.length / minuteMs;
     delays.sort((a, b) => a - b);
     const result: AlertBenchResult = {
@@ -185,9 +185,9 @@ export async function alertsBench(values: ReadonlyMap<string, string>): Promise<
     for (const m of perMinute) {
       console.log(`  minute ${m.minute}: ${m.cycles} cycles, ${m.queries} queries (${m.failures} failed), cycles' CPU ${m.cycleCpuMs.toFixed(0)} ms, process CPU ${m.processCpuMs.toFixed(0)} ms, longest cycle ${m.longestCycleMs.toFixed(0)} ms, ${m.incidentsOpened} incidents opened`);
     }
-    console.log(`  CPU per minute (minutes 1..): cycles ${(result.cycleCpuShare * 100).toFixed(1)} % of one core, whole process ${(result.processCpuShare * 100).toFixed(1)} % (with ingest and the agents' side)`);
+    console.log(`  CPU per minute (minutes 1–${minutes - 1}): cycles ${(result.cycleCpuShare * 100).toFixed(1)} % of one core, whole process ${(result.processCpuShare * 100).toFixed(1)} % (with ingest and the agents' side)`);
     console.log(`  window closed (closing data committed) → incident committed: p50 ${result.delayP50Ms.toFixed(0)} ms, p99 ${result.delayP99Ms.toFixed(0)} ms, max ${result.delayMaxMs.toFixed(0)} ms over ${delays.length} incidents`);
-    console.log(`  load average at the end: ${result.loadAverage.join(' ')}`);
+    console.log(`  load average at the end: ${result.loadAverage.join(' ')} (at the start: ${loadAtStart.join(' ')})`);
     return result;
   } finally {
     await server.close();

@@ -38,7 +38,7 @@ export interface AlertServiceDeps {
   readonly origin?: () => string;
 }
 
-export const DEFAULT_SETTLE_MS = 1_000;
+export const DEFAULT_SETTLE_MS = 500;
 export const DEFAULT_MIN_GAP_MS = 3_000;
 
 export class AlertValidationError extends Error {
