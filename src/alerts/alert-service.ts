@@ -26,8 +26,6 @@ export interface AlertServiceDeps {
   readonly settleMs?: number;
   /** Cycles started by data are at least this far apart (their CPU cost per minute is bounded by it). */
   readonly minGapMs?: number;
-  /** Conditions share queries (shared-reads); off only to compare against each condition alone. */
-  readonly shareQueries?: boolean;
   /** Told of every alert event after it is committed (workflows, tests). */
   readonly onEvents?: (events: readonly AlertEvent[]) => void | Promise<void>;
   readonly log?: (message: string, error?: unknown) => void;
@@ -361,7 +359,7 @@ export class AlertService {
       });
     }
     const asked = performance.now();
-    const outcome = await readConditions(reads, (text, accountId) => this.deps.nrql.run(text, { accountIds: [accountId] }), now, { share: this.deps.shareQueries ?? true });
+    const outcome = await readConditions(reads, (text, accountId) => this.deps.nrql.run(text, { accountIds: [accountId] }), now);
     const queryMs = performance.now() - asked;
     for (const [id, error] of outcome.failed) this.deps.log?.(`condition ${id} could not be evaluated`, error);
     const fromOf = new Map(reads.map((r) => [r.conditionId, r.fromMs]));

@@ -138,7 +138,17 @@ export async function readConditions(
     for (const pinned of byPin.values()) pinned.sort(byWindowAndSignal);
     for (const { read, pin } of shared.members) observations.set(read.conditionId, (byPin.get(pin!) ?? []).filter((o) => o.windowStart >= read.fromMs));
   };
-  for (const shared of options.share ? planReads(reads) : reads.map(alone)) await runShared(shared);
+  // A stored query that no longer parses (it was checked when saved) fails its own condition only.
+  const readable = reads.filter((read) => {
+    try {
+      parsedOf(read.query);
+      return true;
+    } catch (error) {
+      failed.set(read.conditionId, error);
+      return false;
+    }
+  });
+  for (const shared of options.share ? planReads(readable) : readable.map(alone)) await runShared(shared);
   return { observations, failed, queries };
 }
 
