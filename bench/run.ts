@@ -91,6 +91,8 @@ const BENCHES: Record<string, (flags: Flags) => Promise<unknown>> = {
   'browser-beacons': async (flags) => (await import('./browser-beacons.js')).browserBeaconsBench(flags.values),
   graph: async (flags) => (await import('./graph.js')).graphBench(flags.values),
   alerts: async (flags) => (await import('./alerts.js')).alertsBench(flags.values),
+  'scale-out': async (flags) => (await import('./scale-out.js')).scaleOutBench(flags.values),
+  'clickhouse-rollups': async (flags) => (await import('./clickhouse-rollups.js')).clickhouseRollupsBench(flags.values),
   'web-ui': async (flags) => {
     const { formatWebUiResult, webUiBench } = await import('./web-ui.js');
     const result = await webUiBench(flags.values);
@@ -100,6 +102,12 @@ const BENCHES: Record<string, (flags: Flags) => Promise<unknown>> = {
   starvation: async (flags) => (await import('./starvation.js')).starvationBench(flags.values),
   durability: async (flags) => (await import('./durability.js')).durabilityBench(flags.values),
   'ack-window': async (flags) => (await import('./ack-window.js')).ackWindowBench(flags.values),
+  'rest-alerts': async (flags) => {
+    const { formatRestAlertsResult, runRestAlerts } = await import('./rest-alerts.js');
+    const result = await runRestAlerts(flags.values);
+    console.log(formatRestAlertsResult(result));
+    return result;
+  },
   'rest-limits': async () => {
     const { formatRestLimitsResult, runRestLimits } = await import('./rest-limits.js');
     const result = await runRestLimits();

@@ -42,13 +42,29 @@ test('compaction: every 10 minutes, rows older than 2 hours; both settable, 0 tu
   assert.throws(() => resolveServeConfig({}, { TIMESLICE_COMPACT_EVERY_MS: '10m' }), ConfigError);
 });
 
-test('the store engine: duckdb by default and the only one; another is a configuration error naming the choices', () => {
+test('the store engine: duckdb by default, or a ClickHouse URL; anything else is a configuration error naming the choices', () => {
   assert.equal(resolveServeConfig({}, {}).store, 'duckdb');
   assert.equal(resolveServeConfig({}, { TIMESLICE_STORE: 'duckdb' }).store, 'duckdb');
   assert.throws(
-    () => resolveServeConfig({}, { TIMESLICE_STORE: 'clickhouse' }),
-    (e: unknown) => e instanceof ConfigError && e.message === "TIMESLICE_STORE must be one of duckdb, got 'clickhouse'",
+    () => resolveServeConfig({}, { TIMESLICE_STORE: 'postgres' }),
+    (e: unknown) => e instanceof ConfigError && e.message === "TIMESLICE_STORE must be duckdb or a ClickHouse URL (clickhouse://host:8123/database), got 'postgres'",
   );
+  assert.throws(
+    () => resolveServeConfig({}, { TIMESLICE_STORE: 'clickhouse' }),
+    (e: unknown) => e instanceof ConfigError && e.message === "TIMESLICE_STORE=clickhouse needs the server's URL: clickhouse://host:8123/database",
+  );
+  const url = resolveServeConfig({ store: 'clickhouse://ch1:8123,ch2:8124/metrics?cluster=two' }, { TIMESLICE_STORE: 'duckdb' });
+  assert.deepEqual([url.store, url.storeUrl], ['clickhouse', 'clickhouse://ch1:8123,ch2:8124/metrics?cluster=two']);
+  const bad: [string, string][] = [
+    ['clickhouse://ch1:8123', "TIMESLICE_STORE 'clickhouse://ch1:8123' is not a usable ClickHouse URL: it does not have the form scheme://host:port/database (expected clickhouse://host:8123/database)"],
+    ['clickhouse://ch1:99999/db', "TIMESLICE_STORE 'clickhouse://ch1:99999/db' is not a usable ClickHouse URL: port 99999 is out of range (expected clickhouse://host:8123/database)"],
+    ['clickhouse://ch1:8123/my-db', "TIMESLICE_STORE 'clickhouse://ch1:8123/my-db' is not a usable ClickHouse URL: database 'my-db' must be letters, digits and _ (expected clickhouse://host:8123/database)"],
+    ['clickhouse://a:1,b:2/db', "TIMESLICE_STORE 'clickhouse://a:1,b:2/db' is not a usable ClickHouse URL: several hosts need ?cluster=<name> (the cluster they are shards of) (expected clickhouse://host:8123/database)"],
+    ['clickhouse://u:secret@a:1/db?shards=2', "TIMESLICE_STORE 'clickhouse://u:***@a:1/db?shards=2' is not a usable ClickHouse URL: unknown option 'shards' (only cluster=…) (expected clickhouse://host:8123/database)"],
+  ];
+  for (const [value, message] of bad) {
+    assert.throws(() => resolveServeConfig({}, { TIMESLICE_STORE: value }), (e: unknown) => e instanceof ConfigError && e.message === message, value);
+  }
 });
 
 test('harvest limits: what agents ask for by default, New Relic\'s scaled figures on request, anything else refused', () => {

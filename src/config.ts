@@ -6,6 +6,7 @@ import { parseSunsetMode, type SunsetMode } from './api/rest/sunset.js';
 import { defaultAdmissionLimits, type AdmissionLimits } from './nrql/query-admission.js';
 import { DEFAULT_COMPACTION, DEFAULT_UPKEEP, STORE_ENGINES, type CompactorOptions, type StoreEngine, type UpkeepOptions } from './store/store.js';
 import { parseRetention } from './store/retention-setting.js';
+import { parseClickHouseUrl } from './store/clickhouse/clickhouse-config.js';
 import { DEFAULT_NRQL_QUERIES_PER_MINUTE, DEFAULT_RATE_LIMIT_PER_MINUTE } from './http/rate-limit.js';
 import { MAX_METRIC_NAMES_PER_APP } from './store/metric-index.js';
 
@@ -14,8 +15,10 @@ export interface ServeConfig {
   readonly port: number;
   readonly collectorPort: number;
   readonly dataDir: string;
-  /** The storage engine (TIMESLICE_STORE): `duckdb`, the embedded store, is the only one today. */
+  /** The storage engine (TIMESLICE_STORE or --store): `duckdb`, the embedded store, or `clickhouse` (URL in `storeUrl`). */
   readonly store: StoreEngine;
+  /** For `clickhouse`: the URL TIMESLICE_STORE gave (clickhouse://host:8123/database[?cluster=name]). */
+  readonly storeUrl?: string;
   /** Keys for account 1 instead of generated ones (emulator mode). */
   readonly apiKey?: string;
   readonly licenseKey?: string;
@@ -63,6 +66,8 @@ export interface ServeFlags {
   readonly port?: string;
   readonly 'collector-port'?: string;
   readonly data?: string;
+  /** As TIMESLICE_STORE: `duckdb` or `clickhouse://host:8123/database`. */
+  readonly store?: string;
 }
 
 export class ConfigError extends Error {}
@@ -131,11 +136,25 @@ function queryAdmission(env: NodeJS.ProcessEnv): AdmissionLimits {
 
 /** The storage engine TIMESLICE_STORE names (default duckdb); a ConfigError for one Timeslice does not have. */
 export function storeEngine(text: string | undefined): StoreEngine {
-  const engine = text || 'duckdb';
-  if (!(STORE_ENGINES as readonly string[]).includes(engine)) {
-    throw new ConfigError(`TIMESLICE_STORE must be one of ${STORE_ENGINES.join(', ')}, got '${engine}'`);
+  return storeSetting(text).store;
+}
+
+/** TIMESLICE_STORE: `duckdb`, or a ClickHouse URL (checked here for its form; the server is checked at start). */
+export function storeSetting(text: string | undefined): { store: StoreEngine; storeUrl?: string } {
+  if (text && /^clickhouses?:/i.test(text.trim())) {
+    try {
+      parseClickHouseUrl(text);
+    } catch (error) {
+      throw new ConfigError((error as Error).message);
+    }
+    return { store: 'clickhouse', storeUrl: text.trim() };
   }
-  return engine as StoreEngine;
+  const engine = text || 'duckdb';
+  if (engine === 'clickhouse') throw new ConfigError("TIMESLICE_STORE=clickhouse needs the server's URL: clickhouse://host:8123/database");
+  if (!(STORE_ENGINES as readonly string[]).includes(engine)) {
+    throw new ConfigError(`TIMESLICE_STORE must be duckdb or a ClickHouse URL (clickhouse://host:8123/database), got '${engine}'`);
+  }
+  return { store: engine as StoreEngine };
 }
 
 function perMinute(text: string | undefined, fallback: number, name: string): number {
@@ -190,7 +209,7 @@ export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv): S
     port: port(pick(flags.port, 'TIMESLICE_PORT', '3000'), '--port'),
     collectorPort: port(pick(flags['collector-port'], 'TIMESLICE_COLLECTOR_PORT', '3443'), '--collector-port'),
     dataDir: resolve(pick(flags.data, 'TIMESLICE_DATA', './data')),
-    store: storeEngine(env.TIMESLICE_STORE),
+    ...storeSetting(flags.store ?? env.TIMESLICE_STORE),
     ...(env.TIMESLICE_API_KEY ? { apiKey: env.TIMESLICE_API_KEY } : {}),
     ...(env.TIMESLICE_LICENSE_KEY ? { licenseKey: env.TIMESLICE_LICENSE_KEY } : {}),
     ...(env.TIMESLICE_ADMIN_NAME ? { adminName: env.TIMESLICE_ADMIN_NAME } : {}),

@@ -7,6 +7,7 @@ import { collectorDeploymentsPlugin } from './api/rest/deployment-routes.js';
 import { createRateLimits } from './http/rate-limit.js';
 import { ApiUsageRecorder } from './api/rest/api-usage.js';
 import { AlertService } from './alerts/alert-service.js';
+import { expectedTerminations } from './alerts/expected-termination.js';
 import type { WebhookOptions } from './alerts/webhook-sender.js';
 import { withCommitSignal } from './alerts/commit-signal.js';
 import { systemClock, type Clock } from './clock.js';
@@ -82,7 +83,7 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
   await preparePrivateDataDir(config.dataDir);
   const databasePath = join(config.dataDir, 'timeslice.duckdb');
   const store = await openStore({
-    engine: config.store, dataDir: config.dataDir, memoryLimit: config.memoryLimit, clock, compaction: config.compaction, upkeep: config.upkeep,
+    engine: config.store, ...(config.storeUrl ? { dataUrl: config.storeUrl } : {}), dataDir: config.dataDir, memoryLimit: config.memoryLimit, clock, compaction: config.compaction, upkeep: config.upkeep,
     maxMetricNamesPerApp: config.maxMetricNamesPerApp, ...(options.maxQueuedRows !== undefined ? { maxQueuedRows: options.maxQueuedRows } : {}),
     ...(config.duckdbThreads ? { threads: config.duckdbThreads } : {}),
   });
@@ -160,6 +161,9 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
       ...(options.alertWebhook ? { webhook: options.alertWebhook } : {}),
       // The API's address once it listens (its port may be chosen by the system).
       origin: () => `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${apiPort}`,
+      endedExpectedly: () => expectedTerminations(catalog),
+      accountName: (accountId) => catalog.account(accountId)?.name,
+      applications: (accountId) => catalog.applications(accountId),
     });
     api = await buildApiApp({
       catalog, metrics, executor, clock, entities, ready: () => ready, logger,

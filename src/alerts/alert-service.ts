@@ -1,17 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { NrqlEngine } from '../nrql/nrql-engine.js';
-import type { AlertRecords, StoredCondition, StoredPolicy } from '../store/alert-records.js';
+import type { AlertRecords, Numbered, RestIdKind, RestIncidentQuery, RestIssueQuery, StoredCondition, StoredPolicy } from '../store/alert-records.js';
 import { evaluationStepMs, type AlertPolicy, type EntityAlertSeverity, type IncidentPreference, type Incident, type Issue, type NrqlCondition } from '../domain/alerts/alert-model.js';
-import { AlertEngine, type AlertEvent, type AlertTarget } from '../domain/alerts/alert-engine.js';
+import { AlertEngine, incidentTargets, type AlertEvent, type AlertTarget } from '../domain/alerts/alert-engine.js';
 import { buildNrqlCondition, type ConditionValidationError, type NrqlConditionInput } from '../domain/alerts/condition-input.js';
 import { checkConditionQuery, readRange, type ReadWindow } from './condition-query.js';
 import { readConditions, type ConditionRead } from './shared-reads.js';
-import type { ConditionEvaluatorState } from '../domain/alerts/condition-evaluator.js';
+import type { ConditionEvaluatorState, ExpectedTermination } from '../domain/alerts/condition-evaluator.js';
 import type { Rows } from '../store/append-tables.js';
 import { alertEventRows } from './alert-nrql-events.js';
 import { NotificationConfigService, Notifier } from './notifier.js';
+import { MutingRuleService } from './muting-rule-service.js';
+import { IssueSettingsService } from './issue-settings-service.js';
 import type { WebhookOptions } from './webhook-sender.js';
+import type { LegacyContext } from './legacy-channels.js';
+import { applicationOfIncident } from '../domain/alerts/incident-entity.js';
 
 export interface AlertServiceDeps {
   readonly records: AlertRecords;
@@ -34,6 +38,11 @@ export interface AlertServiceDeps {
   readonly webhook?: WebhookOptions;
   /** The service's public address, for links in notifications. */
   readonly origin?: () => string;
+  /** Which entities ended expectedly (agents shut down), asked once per cycle: ignoreOnExpectedTermination. */
+  readonly endedExpectedly?: () => ExpectedTermination;
+  /** Account names and APM applications, for REST channels' payloads (account_name, targets). */
+  readonly accountName?: (accountId: number) => string | undefined;
+  readonly applications?: (accountId: number) => ReadonlyArray<{ readonly id: number; readonly name: string }>;
 }
 
 export const DEFAULT_SETTLE_MS = 500;
@@ -92,6 +101,8 @@ export class AlertService {
 
   readonly notifier: Notifier;
   readonly notifications: NotificationConfigService;
+  readonly mutingRules: MutingRuleService;
+  readonly issueSettings: IssueSettingsService;
 
   private constructor(
     private readonly deps: AlertServiceDeps,
@@ -103,6 +114,8 @@ export class AlertService {
       ...(deps.origin ? { origin: deps.origin } : {}), ...(deps.log ? { log: deps.log } : {}),
     });
     this.notifications = new NotificationConfigService(this.notifier, deps.records, deps.clock);
+    this.mutingRules = new MutingRuleService(deps.records, engine, deps.clock, (work) => this.serial(work));
+    this.issueSettings = new IssueSettingsService(deps.records, engine, (work) => this.serial(work));
   }
 
   static async open(deps: AlertServiceDeps): Promise<AlertService> {
@@ -129,6 +142,8 @@ export class AlertService {
       service.createdAt.set(`cu${c.condition.id}`, c.updatedAt);
     }
     await service.notifier.load();
+    await service.mutingRules.load();
+    await service.issueSettings.load();
     // Notifications committed before a stop (or a kill) and not yet sent go out now, once.
     void service.notifier.dispatch().catch((error: unknown) => deps.log?.('notification dispatch failed', error));
     return service;
@@ -304,12 +319,28 @@ export class AlertService {
     return this.userAction(accountId, issueId, (now) => this.engine.acknowledge(issueId, user, now));
   }
 
+  markAsInvestigating(accountId: number, issueId: string): Promise<boolean> {
+    return this.userAction(accountId, issueId, (now) => this.engine.markAsInvestigating(issueId, now));
+  }
+
   unacknowledge(accountId: number, issueId: string): Promise<boolean> {
     return this.userAction(accountId, issueId, (now) => this.engine.unacknowledge(issueId, now));
   }
 
   resolve(accountId: number, issueId: string, user: string): Promise<boolean> {
     return this.userAction(accountId, issueId, (now) => this.engine.resolve(issueId, user, now));
+  }
+
+  /** A user closes one open incident (aiIssuesCloseIncident); false unless the account holds it open. */
+  closeIncident(accountId: number, incidentId: string): Promise<boolean> {
+    return this.serial(async () => {
+      const incident = this.engine.state.incidents[incidentId];
+      if (incident === undefined || incident.accountId !== accountId || incident.closedAt !== null) return false;
+      const events = this.engine.closeIncident(incidentId, this.deps.clock.now());
+      if (events.length === 0) return false;
+      await this.commit(events, [incident.conditionId], incident.issueId === null ? [] : [incident.issueId]);
+      return true;
+    });
   }
 
   /**
@@ -322,6 +353,30 @@ export class AlertService {
 
   incidents(accountId: number, from: number, to: number): Promise<Incident[]> {
     return this.deps.records.incidents(accountId, from, to);
+  }
+
+  /** Incidents about an entity open during [from, to], newest first, as last committed. */
+  async entityIncidents(accountId: number, target: AlertTarget, from: number, to: number): Promise<Incident[]> {
+    return (await this.deps.records.incidents(accountId, from, to)).filter((i) => incidentTargets(i, this.engine.condition(i.conditionId), target));
+  }
+
+  // ---- REST v2's numbers (a REST violation is an incident, a REST incident an issue) -------------
+
+  /** The REST numbers of incidents or issues, numbering any not numbered yet. */
+  restNumbers(kind: RestIdKind, ids: readonly string[]): Promise<Map<string, number>> {
+    return this.deps.records.restNumbers(kind, ids);
+  }
+
+  restIdOf(kind: RestIdKind, accountId: number, number: number): Promise<string | undefined> {
+    return this.deps.records.restIdOf(kind, accountId, number);
+  }
+
+  restIssues(accountId: number, query: RestIssueQuery): Promise<Array<Numbered<Issue>>> {
+    return this.deps.records.restIssues(accountId, query);
+  }
+
+  restIncidents(accountId: number, query: RestIncidentQuery): Promise<Array<Numbered<Incident>>> {
+    return this.deps.records.restIncidents(accountId, query);
   }
 
   alertSeverity(accountId: number, target: AlertTarget): EntityAlertSeverity {
@@ -370,7 +425,7 @@ export class AlertService {
       // Nothing new: the watermark did not move, so observing would close nothing.
       if (fresh.length > 0) events.push(...this.engine.observe(id, fresh, now));
     }
-    events.push(...this.engine.tick(now));
+    events.push(...this.engine.tick(now, this.deps.endedExpectedly?.()));
     const committing = performance.now();
     const committedAt = await this.commit(events, evaluated, []);
     const commitMs = committedAt - committing;
@@ -452,6 +507,8 @@ export class AlertService {
     }
     const issueOf = (id: string) => this.engine.state.issues.issues[id];
     const outbox = this.notifier.outboxFor(events, issueOf);
+    const announced = this.notifier.legacy.announcedIssues(events, issueOf);
+    if (announced.length > 0) outbox.push(...this.notifier.legacy.outboxFor(events, issueOf, await this.legacyContext(announced)));
     await this.deps.records.commit({
       evaluatorStates: states,
       incidents: [...incidents.values()],
@@ -468,6 +525,27 @@ export class AlertService {
     if (outbox.length > 0) void this.notifier.dispatch().catch((error: unknown) => this.deps.log?.('notification dispatch failed', error));
     if (events.length > 0) await this.deps.onEvents?.(events);
     return committedAt;
+  }
+
+  /** What REST channels' payloads name beyond the issue: its number, incidents, targets. */
+  private async legacyContext(issueIds: readonly string[]): Promise<LegacyContext> {
+    const origin = this.deps.origin?.() ?? '';
+    return {
+      issueNumbers: await this.deps.records.restNumbers('issue', issueIds),
+      incidentOf: (id) => this.engine.state.incidents[id],
+      conditionOf: (id) => this.engine.condition(id),
+      accountName: (accountId) => this.deps.accountName?.(accountId) ?? '',
+      origin,
+      targetOf: (incident) => {
+        const apps = this.deps.applications?.(incident.accountId) ?? [];
+        const app = applicationOfIncident(incident, this.engine.condition(incident.conditionId)?.entityTargets, (name) => apps.find((a) => a.name === name));
+        if (app !== undefined) return { id: String(app.id), name: app.name, link: `${origin}/v2/applications/${app.id}.json`, labels: {}, product: 'APM', type: 'Application' };
+        return {
+          id: incident.conditionId, name: Object.values(incident.facets).join(', ') || incident.conditionName,
+          link: `${origin}/accounts/${incident.accountId}/conditions/${incident.conditionId}`, labels: { ...incident.facets }, product: 'NRQL', type: 'Query',
+        };
+      },
+    };
   }
 
   /** Closed issues and their closed incidents live on in the store only; memory keeps what is open. */

@@ -180,6 +180,9 @@ function valueOf(record: Record<string, unknown>, skip: ReadonlySet<string>): nu
     if (skip.has(key)) continue;
     if (typeof raw === 'number') return raw;
     if (raw !== null && typeof raw === 'object') {
+      // apdex() answers {score, s, t, f, count}: a condition on it watches the score.
+      const score = (raw as Record<string, unknown>).score;
+      if (typeof score === 'number') return score;
       const inner = Object.values(raw as Record<string, unknown>).find((v) => typeof v === 'number');
       if (typeof inner === 'number') return inner;
     }

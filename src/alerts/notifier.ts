@@ -9,7 +9,9 @@ import { issueAttributes, issueMatches } from '../domain/alerts/issues-filter.js
 import type { Channel, Destination, Workflow } from '../domain/alerts/notification-model.js';
 import { DEFAULT_NOTIFICATION_TRIGGERS, notificationTriggerOf } from '../domain/alerts/notification-triggers.js';
 import { defaultPayload, renderTemplate, templateVariables } from '../domain/alerts/webhook-payload.js';
+import { issueMutingState, workflowNotifies } from '../domain/alerts/muting-rules.js';
 import { DEFAULT_WEBHOOK_OPTIONS, sendWebhook, type WebhookOptions } from './webhook-sender.js';
+import { LegacyChannels } from './legacy-channels.js';
 
 export interface NotifierDeps {
   readonly records: AlertRecords;
@@ -34,12 +36,17 @@ export class Notifier {
   readonly destinations = new Map<string, Destination>();
   readonly channels = new Map<string, Channel>();
   readonly workflows = new Map<string, Workflow>();
+  /** REST v2's channels, delivered through the same outbox. */
+  readonly legacy: LegacyChannels;
   private dispatching: Promise<void> | undefined;
   private again = false;
 
-  constructor(private readonly deps: NotifierDeps) {}
+  constructor(private readonly deps: NotifierDeps) {
+    this.legacy = new LegacyChannels(deps);
+  }
 
   async load(): Promise<void> {
+    await this.legacy.load();
     const config = await this.deps.records.loadNotificationConfig();
     for (const d of config.destinations) this.destinations.set(d.id, d);
     for (const c of config.channels) this.channels.set(c.id, c);
@@ -58,6 +65,7 @@ export class Notifier {
       const attributes = issueAttributes(snapshot, snapshot.conditionNames);
       for (const workflow of this.workflows.values()) {
         if (workflow.accountId !== issue.accountId || !workflow.workflowEnabled || !workflow.destinationsEnabled) continue;
+        if (!workflowNotifies(workflow.mutingRulesHandling, issueMutingState(issue))) continue;
         if (!issueMatches(workflow.issuesFilter.predicates, attributes)) continue;
         for (const config of workflow.destinationConfigurations) {
           const triggers = config.notificationTriggers.length > 0 ? config.notificationTriggers : DEFAULT_NOTIFICATION_TRIGGERS;
@@ -109,6 +117,7 @@ export class Notifier {
   }
 
   private async deliver(entry: OutboxEntry): Promise<void> {
+    if (this.legacy.isLegacy(entry)) return this.legacy.deliver(entry, IDEMPOTENCY_HEADER);
     const channel = this.channels.get(entry.channelId);
     const destination = channel === undefined ? undefined : this.destinations.get(channel.destinationId);
     const rows = new Rows(CUSTOM_EVENTS);
@@ -149,6 +158,39 @@ export class Notifier {
     this.destinations.set(sentTo.id, sentTo);
     await this.deps.records.saveNotificationObject('destination', sentTo);
     await this.writeRows(rows);
+  }
+
+  /**
+   * A test notification (aiNotificationsTest*): the channel's payload, or the default body, rendered
+   * over a sample issue and POSTed once (no retries), recorded as an NrAiNotification with operation
+   * `Test`. Destination status and lastSent are left alone.
+   */
+  async sendTest(accountId: number, destination: Destination, channel: Channel | null): Promise<{ ok: boolean; details: string }> {
+    const rows = new Rows(CUSTOM_EVENTS);
+    const key = `test|${randomUUID()}`;
+    const common = {
+      channelId: channel?.id ?? null, destinationId: destination.id, destinationName: destination.name, destinationType: destination.type,
+      trigger: 'TEST', operation: 'Test', idempotencyKey: key,
+    };
+    if (destination.type !== 'WEBHOOK') {
+      const details = `${destination.type} destinations are stored but not delivered; only WEBHOOK destinations receive notifications`;
+      notificationRow(rows, accountId, this.deps.clock.now(), { ...common, status: 'Failed', attempt: 0, error: details });
+      await this.writeRows(rows);
+      return { ok: false, details };
+    }
+    const now = this.deps.clock.now();
+    const issue: Issue = { ...TEST_ISSUE, id: randomUUID(), accountId, createdAt: now, activatedAt: now, updatedAt: now };
+    const vars = templateVariables(issue, { issueId: issue.id, state: 'ACTIVATED', trigger: 'STATE_CHANGE', priority: 'CRITICAL', updatedAt: now }, TEST_ISSUE.policyName, this.deps.origin?.() ?? '');
+    const template = channel?.properties.find((p) => p.key === 'payload')?.value;
+    const body = template === undefined || template === '' ? JSON.stringify(defaultPayload(vars)) : renderTemplate(template, vars);
+    const { url, headers } = webhookTarget(destination, channel ?? NO_CHANNEL);
+    const result = await sendWebhook(url, body, { ...headers, [IDEMPOTENCY_HEADER]: key }, { ...(this.deps.webhook ?? DEFAULT_WEBHOOK_OPTIONS), retryDelaysMs: [] });
+    const attempt = result.attempts[0]!;
+    notificationRow(rows, accountId, this.deps.clock.now(), {
+      ...common, status: result.ok ? 'Sent' : 'Failed', attempt: 1, httpStatus: attempt.status, error: attempt.error, durationMs: Math.round(attempt.durationMs),
+    });
+    await this.writeRows(rows);
+    return { ok: result.ok, details: result.ok ? `The test notification was accepted (HTTP ${attempt.status})` : `The test notification failed: ${attempt.error ?? 'unknown error'}` };
   }
 
   private async writeRows(rows: Rows): Promise<void> {
@@ -234,15 +276,59 @@ export interface WorkflowInput {
   readonly workflowEnabled?: boolean | null;
   readonly destinationsEnabled?: boolean | null;
   readonly enrichmentsEnabled?: boolean | null;
+  /** Replaces the enrichments; an entry with the id of a kept one updates it. */
+  readonly enrichments?: { nrql: ReadonlyArray<{ id?: string | null; name: string; configuration: ReadonlyArray<{ query: string }> }> } | null;
 }
+
+/** Enrichments per workflow (New Relic does not publish its own bound). */
+export const MAX_ENRICHMENTS_PER_WORKFLOW = 10;
 
 export class NotificationConfigService {
   constructor(private readonly notifier: Notifier, private readonly records: AlertRecords, private readonly clock: Clock) {}
 
   async saveDestination(accountId: number, input: DestinationInput, existingId?: string): Promise<Outcome<Destination>> {
+    const built = this.buildDestination(accountId, input, existingId);
+    if (built.value === null) return built;
+    const destination = built.value;
+    await this.records.saveNotificationObject('destination', destination);
+    this.notifier.destinations.set(destination.id, destination);
+    return { value: destination, errors: [] };
+  }
+
+  /** aiNotificationsTestDestination(ById): a destination as given (not saved), or a saved one with the changes given. */
+  async testDestination(accountId: number, input: DestinationInput | null, existingId?: string): Promise<Outcome<{ ok: boolean; details: string }>> {
+    let destination: Destination;
+    if (input === null) {
+      const current = existingId === undefined ? undefined : this.notifier.destinations.get(existingId);
+      if (current === undefined || current.accountId !== accountId) return fail('INVALID_PARAMETER', `Destination ${existingId} Not Found`);
+      destination = current;
+    } else {
+      const built = this.buildDestination(accountId, input, existingId, true);
+      if (built.value === null) return built;
+      destination = built.value;
+    }
+    return { value: await this.notifier.sendTest(accountId, destination, null), errors: [] };
+  }
+
+  /** aiNotificationsTestChannel(ById): a channel as given (not saved), or a saved one, to its destination. */
+  async testChannel(accountId: number, input: ChannelInput | null, existingId?: string): Promise<Outcome<{ ok: boolean; details: string }>> {
+    let channel: Channel;
+    if (input === null) {
+      const current = existingId === undefined ? undefined : this.notifier.channels.get(existingId);
+      if (current === undefined || current.accountId !== accountId) return fail('INVALID_PARAMETER', `Channel ${existingId} Not Found`);
+      channel = current;
+    } else {
+      const built = this.buildChannel(accountId, input);
+      if (built.value === null) return built;
+      channel = built.value;
+    }
+    return { value: await this.notifier.sendTest(accountId, this.notifier.destinations.get(channel.destinationId)!, channel), errors: [] };
+  }
+
+  private buildDestination(accountId: number, input: DestinationInput, existingId?: string, test = false): Outcome<Destination> {
     const current = existingId === undefined ? undefined : this.notifier.destinations.get(existingId);
     if (existingId !== undefined && (current === undefined || current.accountId !== accountId)) return fail('INVALID_PARAMETER', `Destination ${existingId} Not Found`);
-    if (current === undefined && this.count(this.notifier.destinations, accountId) >= MAX_NOTIFICATION_OBJECTS_PER_ACCOUNT) return fail('LIMIT_REACHED', `An account holds at most ${MAX_NOTIFICATION_OBJECTS_PER_ACCOUNT} destinations`);
+    if (!test && current === undefined && this.count(this.notifier.destinations, accountId) >= MAX_NOTIFICATION_OBJECTS_PER_ACCOUNT) return fail('LIMIT_REACHED', `An account holds at most ${MAX_NOTIFICATION_OBJECTS_PER_ACCOUNT} destinations`);
     if (!input.name) return fail('MISSING_PARAMETERS', 'A destination needs a name');
     if (input.type === 'WEBHOOK') {
       const url = input.secureUrl ? input.secureUrl.prefix + input.secureUrl.secureSuffix : input.properties.find((p) => p.key === 'url')?.value;
@@ -263,8 +349,6 @@ export class NotificationConfigService {
       secureUrl: input.secureUrl ? { prefix: input.secureUrl.prefix, secureSuffix: input.secureUrl.secureSuffix } : (current?.secureUrl ?? null),
       status: current?.status ?? 'DEFAULT', createdAt: current?.createdAt ?? now, updatedAt: now, lastSent: current?.lastSent ?? null,
     };
-    await this.records.saveNotificationObject('destination', destination);
-    this.notifier.destinations.set(destination.id, destination);
     return { value: destination, errors: [] };
   }
 
@@ -281,6 +365,15 @@ export class NotificationConfigService {
     const current = existingId === undefined ? undefined : this.notifier.channels.get(existingId);
     if (existingId !== undefined && (current === undefined || current.accountId !== accountId)) return fail('INVALID_PARAMETER', `Channel ${existingId} Not Found`);
     if (current === undefined && this.count(this.notifier.channels, accountId) >= MAX_NOTIFICATION_OBJECTS_PER_ACCOUNT) return fail('LIMIT_REACHED', `An account holds at most ${MAX_NOTIFICATION_OBJECTS_PER_ACCOUNT} channels`);
+    const built = this.buildChannel(accountId, input, current);
+    if (built.value === null) return built;
+    const channel = built.value;
+    await this.records.saveNotificationObject('channel', channel);
+    this.notifier.channels.set(channel.id, channel);
+    return { value: channel, errors: [] };
+  }
+
+  private buildChannel(accountId: number, input: Partial<ChannelInput>, current?: Channel): Outcome<Channel> {
     const destinationId = input.destinationId ?? current?.destinationId ?? '';
     const destination = this.notifier.destinations.get(destinationId);
     if (destination === undefined || destination.accountId !== accountId) return fail('INVALID_PARAMETER', `Destination ${destinationId} Not Found`);
@@ -312,8 +405,6 @@ export class NotificationConfigService {
       destinationId, properties, active: input.active ?? current?.active ?? true, status: 'DEFAULT', createdAt: current?.createdAt ?? now, updatedAt: now,
     };
     if (!channel.name) return fail('MISSING_PARAMETERS', 'A channel needs a name');
-    await this.records.saveNotificationObject('channel', channel);
-    this.notifier.channels.set(channel.id, channel);
     return { value: channel, errors: [] };
   }
 
@@ -342,6 +433,18 @@ export class NotificationConfigService {
     const filter = input.issuesFilter ?? null;
     if (filter !== null && JSON.stringify(filter).length > 4096) return fail('INVALID_PARAMETER', 'issuesFilter is longer than 4096 characters');
     const now = this.clock.now();
+    const given = input.enrichments?.nrql ?? null;
+    if (given !== null && given.length > MAX_ENRICHMENTS_PER_WORKFLOW) return fail('INVALID_PARAMETER', `A workflow holds at most ${MAX_ENRICHMENTS_PER_WORKFLOW} enrichments`);
+    if (given !== null && given.some((e) => !e.name || e.configuration.length === 0 || e.configuration.some((c) => !c.query.trim()))) {
+      return fail('INVALID_PARAMETER', 'An enrichment needs a name and a NRQL query');
+    }
+    const kept = new Map((current?.enrichments ?? []).map((e) => [e.id, e]));
+    const enrichments = given === null
+      ? (current?.enrichments ?? [])
+      : given.map((e) => {
+        const before = e.id ? kept.get(e.id) : undefined;
+        return { id: before?.id ?? newNotificationId(), name: e.name, queries: e.configuration.map((c) => c.query), createdAt: before?.createdAt ?? now, updatedAt: now };
+      });
     const name = input.name ?? current?.name ?? '';
     if (!name) return fail('VALIDATION_ERROR', 'A workflow needs a name');
     const workflow: Workflow = {
@@ -358,7 +461,7 @@ export class NotificationConfigService {
         notificationTriggers: ((c.notificationTriggers ?? []).length > 0 ? c.notificationTriggers! : [...DEFAULT_NOTIFICATION_TRIGGERS]) as Workflow['destinationConfigurations'][number]['notificationTriggers'],
         updateOriginalMessage: c.updateOriginalMessage ?? false,
       })),
-      createdAt: current?.createdAt ?? now, updatedAt: now, lastRun: current?.lastRun ?? null,
+      createdAt: current?.createdAt ?? now, updatedAt: now, lastRun: current?.lastRun ?? null, enrichments,
     };
     await this.records.saveNotificationObject('workflow', workflow);
     this.notifier.workflows.set(workflow.id, workflow);
@@ -380,6 +483,18 @@ export class NotificationConfigService {
     return n;
   }
 }
+
+/** The issue a test notification describes (its id and times are set when it is sent). */
+const TEST_ISSUE: Issue = {
+  id: '', accountId: 0, policyId: '0', policyName: 'Test notification', key: '', state: 'ACTIVATED', priority: 'CRITICAL',
+  incidentIds: [], openIncidentIds: [], conditionIds: [], conditionNames: ['Test notification'], titles: ['Test notification from Timeslice'], entityNames: [],
+  createdAt: 0, activatedAt: 0, acknowledgedAt: null, acknowledgedBy: null, closedAt: null, closedBy: null, updatedAt: 0, lastTrigger: 'STATE_CHANGE',
+};
+
+/** A destination tested on its own has no channel: no channel headers. */
+const NO_CHANNEL: Channel = {
+  id: '', accountId: 0, name: '', type: 'WEBHOOK', product: 'IINT', destinationId: '', properties: [], active: true, status: 'DEFAULT', createdAt: 0, updatedAt: 0,
+};
 
 /** An issue to try a template on when it is saved (it must render to valid JSON). */
 const SAMPLE_ISSUE: Issue = {

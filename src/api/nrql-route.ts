@@ -4,6 +4,7 @@ import type { RateLimiter } from '../http/rate-limit.js';
 import type { NrqlEngine } from '../nrql/nrql-engine.js';
 import { NrqlError, nrqlErrorBody, type NrqlErrorCode } from '../nrql/nrql-error.js';
 import { QueryRefusedError } from '../nrql/query-admission.js';
+import { StoreUnavailableError } from '../store/plan-executor.js';
 import { NRQL_ROUTE } from '../http/service-paths.js';
 
 export interface NrqlRouteDeps {
@@ -78,6 +79,7 @@ export function registerNrqlRoute(app: FastifyInstance, deps: NrqlRouteDeps): vo
       return await deps.nrql.run(body.query, { accountIds: accounts, ...(timeoutMs !== undefined ? { timeoutMs } : {}) });
     } catch (error) {
       if (error instanceof NrqlError) return reply.code(NRQL_HTTP_STATUS[error.code]).send(nrqlErrorBody(error, body.query));
+      if (error instanceof StoreUnavailableError) return reply.code(503).header('retry-after', '5').send({ error: { title: error.message } });
       if (error instanceof QueryRefusedError) {
         return reply.code(429).header('retry-after', String(error.retryAfterSeconds)).send({ error: { title: error.message } });
       }

@@ -31,6 +31,7 @@ import { registerFormBodyParser } from '../api/rest/rest-params.js';
 import { restV2Plugin } from '../api/rest/rest-plugin.js';
 import type { ApiUsageRecorder } from '../api/rest/api-usage.js';
 import { registerDeploymentRoutes } from '../api/rest/deployment-routes.js';
+import { registerAlertRoutes } from '../api/rest/alerts/alert-routes.js';
 import type { SunsetMode } from '../api/rest/sunset.js';
 import { deploymentsV0Plugin } from '../api/deployments-v0.js';
 import { graphPlugin } from '../api/graphql/graph-route.js';
@@ -140,6 +141,7 @@ export async function buildApiApp(deps: ApiDeps): Promise<FastifyInstance> {
   registerKeyTransactionRoutes(app, { ...deps, keyTransactions: deps.entities.keyTransactions });
   registerBrowserApplicationRoutes(app, deps.entities);
   registerMobileApplicationRoutes(app, { ...admitted, mobileApplications: deps.entities.mobileApplications });
+  if (deps.alerts) registerAlertRoutes(app, { alerts: deps.alerts, catalog: deps.catalog, clock: deps.clock });
 
   app.setNotFoundHandler((request, reply) => {
     reply.code(404).send({ error: { title: `Route ${request.method}:${request.url.split('?')[0]} not found` } });

@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { ConfigError, resolveServeConfig, storeEngine } from '../config.js';
+import { ConfigError, resolveServeConfig, storeSetting } from '../config.js';
 import { serveCommand } from './serve.js';
 import { DEMO_DATA_DIR, demoCommand } from './demo.js';
 import { queryCommand } from './query.js';
 import { manageCommand } from './manage.js';
 import { storeCommand } from './store-commands.js';
-import { StoreLockedError } from '../store/store.js';
+import { StoreLockedError, StoreSetupError } from '../store/store.js';
 
 const USAGE = `Usage: timeslice <command> [options]
 
@@ -28,6 +28,8 @@ Options (serve, demo):
   --port <n>               HTTP API port             (TIMESLICE_PORT, default 3000)
   --collector-port <n>     HTTPS collector port      (TIMESLICE_COLLECTOR_PORT, default 3443)
   --data <dir>             data directory            (TIMESLICE_DATA, default ./data; demo: ./demo-data)
+  --store <engine>         duckdb, or clickhouse://host:8123/database[?cluster=name] for timeslices,
+                           events and traces on ClickHouse (TIMESLICE_STORE; docs/scale-out.md)
 Options (demo):
   --duration <seconds>     how long to drive traffic (default 150; 0 = until interrupted)
 
@@ -53,6 +55,7 @@ const SERVE_OPTIONS = {
   port: { type: 'string' },
   'collector-port': { type: 'string' },
   data: { type: 'string' },
+  store: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -94,7 +97,7 @@ export async function run(argv: readonly string[]): Promise<number> {
           apiKey: values['api-key'] ?? process.env.TIMESLICE_API_KEY,
           json: values.json ?? false,
           style: { utc: values.utc ?? false, wide: values.wide ?? false },
-          ...(values.data !== undefined ? { dataDir: values.data, store: storeEngine(process.env.TIMESLICE_STORE) } : {}),
+          ...(values.data !== undefined ? { dataDir: values.data, ...storeSetting(process.env.TIMESLICE_STORE) } : {}),
           ...(values.account !== undefined ? { accountId: Number(values.account) } : {}),
           ...(values.timeout !== undefined ? { timeoutSeconds: Number(values.timeout) } : {}),
         });
@@ -118,7 +121,7 @@ export async function run(argv: readonly string[]): Promise<number> {
           noun: command, verb: positionals[0], args: positionals.slice(1), flags,
           url: url ?? defaultUrl(),
           apiKey: apiKey ?? process.env.TIMESLICE_API_KEY,
-          ...(data !== undefined ? { dataDir: data, store: storeEngine(process.env.TIMESLICE_STORE) } : {}),
+          ...(data !== undefined ? { dataDir: data, ...storeSetting(process.env.TIMESLICE_STORE) } : {}),
         });
       }
       case 'version':
@@ -140,7 +143,7 @@ export async function run(argv: readonly string[]): Promise<number> {
           apiKey: values['api-key'] ?? process.env.TIMESLICE_API_KEY,
           json: values.json ?? false,
           ...(values.data !== undefined
-            ? { dataDir: values.data, store: storeEngine(process.env.TIMESLICE_STORE), upkeep: resolveServeConfig({}, process.env).upkeep }
+            ? { dataDir: values.data, ...storeSetting(process.env.TIMESLICE_STORE), upkeep: resolveServeConfig({}, process.env).upkeep }
             : {}),
         });
       }
@@ -159,7 +162,7 @@ export async function run(argv: readonly string[]): Promise<number> {
       process.stderr.write(`timeslice: ${(error as Error).message}\n`);
       return 2;
     }
-    if (error instanceof StoreLockedError) {
+    if (error instanceof StoreLockedError || error instanceof StoreSetupError) {
       process.stderr.write(`timeslice: ${error.message}\n`);
       return 1;
     }

@@ -20,6 +20,8 @@ export interface ManageCommandOptions {
   /** Work on this data directory directly (the service must be stopped): the recovery when every key is lost. */
   readonly dataDir?: string;
   readonly store?: StoreEngine;
+  /** With `store: 'clickhouse'`: its URL (TIMESLICE_STORE). */
+  readonly storeUrl?: string;
 }
 
 const VERBS: Readonly<Record<string, readonly string[]>> = {
@@ -71,7 +73,7 @@ export async function manageCommand(options: ManageCommandOptions, out: NodeJS.W
   const label = `timeslice ${options.noun} ${options.verb}`;
   let answer: Record<string, unknown>;
   if (options.dataDir !== undefined) {
-    const store = await openStore({ engine: options.store ?? 'duckdb', dataDir: options.dataDir, memoryLimit: '1GB', clock: systemClock, expireEveryMs: 0 });
+    const store = await openStore({ engine: options.store ?? 'duckdb', ...(options.storeUrl ? { dataUrl: options.storeUrl } : {}), dataDir: options.dataDir, memoryLimit: '1GB', clock: systemClock, expireEveryMs: 0 });
     try {
       answer = await manage(store.catalog, request);
     } catch (error) {

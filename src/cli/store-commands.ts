@@ -11,6 +11,8 @@ export interface StoreCommandOptions {
   /** Open this data directory directly instead (the service must not be running on it). */
   readonly dataDir?: string;
   readonly store?: StoreEngine;
+  /** With `store: 'clickhouse'`: its URL (TIMESLICE_STORE). */
+  readonly storeUrl?: string;
   /** Rollups and retention as configured (TIMESLICE_RETENTION…), for `--data`. */
   readonly upkeep?: UpkeepOptions;
   readonly json: boolean;
@@ -28,7 +30,7 @@ export async function storeCommand(options: StoreCommandOptions, out: NodeJS.Wri
   let answer: StoreStatus | UpkeepReport;
   if (options.dataDir !== undefined) {
     const store = await openStore({
-      engine: options.store ?? 'duckdb', dataDir: options.dataDir, memoryLimit: '1GB', clock: systemClock, expireEveryMs: 0,
+      engine: options.store ?? 'duckdb', ...(options.storeUrl ? { dataUrl: options.storeUrl } : {}), dataDir: options.dataDir, memoryLimit: '1GB', clock: systemClock, expireEveryMs: 0,
       ...(options.upkeep ? { upkeep: options.upkeep } : {}),
     });
     try {

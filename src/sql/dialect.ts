@@ -15,6 +15,8 @@ export interface AggregateContext {
   readonly timeSql: string;
   /** A bound list of fractions, for `quantiles`. */
   readonly fractionsSql?: string;
+  /** The fractions themselves, for an engine that takes each as a literal of its own (ClickHouse). */
+  readonly fractions?: readonly number[];
 }
 
 /** What an engine's SQL can say, where the generic path has another way to say it. */
@@ -154,6 +156,16 @@ export abstract class SqlDialect {
   tupleIn(exprSqls: readonly string[], tupleSqls: readonly (readonly string[])[]): string {
     const text = (sql: string) => `CAST(${sql} AS ${this.typeName('string')})`;
     return `(${exprSqls.map(text).join(', ')}) IN (${tupleSqls.map((t) => `(${t.map(text).join(', ')})`).join(', ')})`;
+  }
+
+  /** `expr [NOT] IN (values…)`, NULL where `expr` is NULL; `valueSqls` are bound values (at least one). */
+  inList(exprSql: string, valueSqls: readonly string[], negated: boolean): string {
+    return `${exprSql} ${negated ? 'NOT IN' : 'IN'} (${valueSqls.join(', ')})`;
+  }
+
+  /** `CASE key WHEN v THEN r … END`: the value of the first entry whose bound value equals the key, else NULL. */
+  caseOf(keySql: string, entries: readonly (readonly [valueSql: string, resultSql: string])[]): string {
+    return `CASE ${keySql} ${entries.map(([v, r]) => `WHEN ${v} THEN ${r}`).join(' ')} END`;
   }
 
   /** A JSON object text from key/value SQL pairs (row listings). Keys are bound. */

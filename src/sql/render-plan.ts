@@ -54,7 +54,8 @@ export function renderAggregatePlan(plan: AggregatePlan, dialect: Dialect, schem
     const arg = call.arg ? renderRow(call.arg, scope) : undefined;
     const where = call.where ? renderPredicate(call.where, scope) : undefined;
     const fractionsSql = call.fractions ? bind({ doubles: call.fractions }) : undefined;
-    select.push(`${dialect.aggregate(call.fn, arg, where, { timeSql: scope.timeSql, ...(fractionsSql ? { fractionsSql } : {}) })} AS ${q(AGGREGATE_COLUMN(i))}`);
+    const fractions = call.fractions ? { fractionsSql: fractionsSql!, fractions: call.fractions } : {};
+    select.push(`${dialect.aggregate(call.fn, arg, where, { timeSql: scope.timeSql, ...fractions })} AS ${q(AGGREGATE_COLUMN(i))}`);
   });
 
   const lines = [`SELECT ${select.join(', ')}`, from()];
@@ -334,7 +335,7 @@ function renderRow(expr: RowExpr, scope: Scope): string {
     case 'lookup': {
       if (expr.entries.length === 0) return scope.dialect.nullOf('string');
       const key = renderRow(expr.expr, scope);
-      return `CASE ${key} ${expr.entries.map(([id, text]) => `WHEN ${scope.bind(id)} THEN ${scope.bind(text)}`).join(' ')} END`;
+      return scope.dialect.caseOf(key, expr.entries.map(([id, text]) => [scope.bind(id), scope.bind(text)] as const));
     }
     case 'cases': {
       const whens = expr.cases.map((c) => `WHEN ${renderPredicate(c.when, scope)} THEN ${renderRow(c.then, scope)}`);
@@ -355,8 +356,9 @@ function renderPredicate(p: Predicate, scope: Scope): string {
     case 'in': {
       // No values: false (true when negated) — but null where the expression is null, as IN would be.
       if (p.values.length === 0) return `CASE WHEN ${renderRow(p.expr, scope)} IS NULL THEN NULL ELSE ${dialect.booleanLiteral(p.negated)} END`;
-      const list = p.values.map((v) => bind(v)).join(', ');
-      return `${renderRow(p.expr, scope)} ${p.negated ? 'NOT IN' : 'IN'} (${list})`;
+      // Values bound before the expression: the parameters' order the pinned SQL has.
+      const values = p.values.map((v) => bind(v));
+      return dialect.inList(renderRow(p.expr, scope), values, p.negated);
     }
     case 'isNull':
       return `${renderRow(p.expr, scope)} IS ${p.negated ? 'NOT ' : ''}NULL`;

@@ -1,6 +1,9 @@
 import type { AlertPolicy, Incident, Issue, NrqlCondition } from '../domain/alerts/alert-model.js';
 import type { ConditionEvaluatorState } from '../domain/alerts/condition-evaluator.js';
 import type { Channel, Destination, Workflow } from '../domain/alerts/notification-model.js';
+import type { MutingRule } from '../domain/alerts/muting-rules.js';
+import type { IssueSettings } from '../domain/alerts/issue-tracker.js';
+import type { LegacyChannel } from '../domain/alerts/legacy-channel.js';
 
 /** One notification to send: decided (and its body rendered) when the issue changed. */
 export interface OutboxEntry {
@@ -56,6 +59,40 @@ export interface AlertStateChange {
   readonly outbox?: readonly OutboxEntry[];
 }
 
+/** Which REST v2 number: an incident's (REST calls it a violation) or an issue's (a REST incident). */
+export type RestIdKind = 'incident' | 'issue';
+
+/** A stored object with the integer id REST v2 shows for it. */
+export interface Numbered<T> {
+  readonly number: number;
+  readonly value: T;
+}
+
+/** A page of an account's issues, newest (created) first. */
+export interface RestIssueQuery {
+  readonly onlyOpen: boolean;
+  /** Only these issues (UUIDs), when given. */
+  readonly ids?: readonly string[];
+  /** Newest by their latest step (created, acknowledged or closed) instead: what recent events page by. */
+  readonly byLatest?: boolean;
+  readonly offset: number;
+  readonly limit: number;
+}
+
+/** A page of an account's incidents, newest (opened, data time) first. */
+export interface RestIncidentQuery {
+  readonly onlyOpen: boolean;
+  /** Bounds on `openedAt` (epoch ms, inclusive), when given. */
+  readonly openedFrom?: number;
+  readonly openedTo?: number;
+  /** Only these incidents (UUIDs), when given. */
+  readonly ids?: readonly string[];
+  /** Newest by their latest step (opened or closed) instead. */
+  readonly byLatest?: boolean;
+  readonly offset: number;
+  readonly limit: number;
+}
+
 /**
  * Alerting's durable state behind the store seam: policies and conditions (one vocabulary that
  * NerdGraph and, later, REST v2 render), evaluator state, incidents (REST violations) and issues
@@ -63,7 +100,7 @@ export interface AlertStateChange {
  */
 export interface AlertRecords {
   load(): Promise<AlertSnapshot>;
-  nextId(kind: 'policy' | 'condition'): Promise<number>;
+  nextId(kind: 'policy' | 'condition' | 'legacyChannel'): Promise<number>;
   savePolicy(policy: StoredPolicy): Promise<void>;
   /** Deletes the policy and its conditions (and their evaluator state). */
   deletePolicy(accountId: number, policyId: string): Promise<void>;
@@ -81,4 +118,26 @@ export interface AlertRecords {
   markNotification(key: string, status: 'SENT' | 'FAILED', attempts: number, at: number): Promise<void>;
   /** The log: every entry with its status (tests, explainability). */
   notificationLog(accountId: number): Promise<Array<OutboxEntry & { status: string; attempts: number }>>;
+  /** Muting rules (optional per engine: without them the service refuses to create one). */
+  loadMutingRules?(): Promise<MutingRule[]>;
+  nextMutingRuleId?(): Promise<number>;
+  saveMutingRule?(rule: MutingRule): Promise<void>;
+  deleteMutingRule?(accountId: number, id: string): Promise<void>;
+  /** Accounts' issue settings (grace periods, TTL); optional per engine like muting rules. */
+  loadIssueSettings?(): Promise<Array<{ accountId: number; settings: IssueSettings }>>;
+  saveIssueSettings?(accountId: number, settings: IssueSettings): Promise<void>;
+  /**
+   * The REST v2 numbers of incidents or issues by UUID. `commit` numbers every incident and issue it
+   * stores, in its transaction; this numbers any of `ids` not numbered yet (one sequence per kind) and
+   * never renumbers one.
+   */
+  restNumbers(kind: RestIdKind, ids: readonly string[]): Promise<Map<string, number>>;
+  /** The UUID a REST number names, when it names one of the account's. */
+  restIdOf(kind: RestIdKind, accountId: number, number: number): Promise<string | undefined>;
+  restIssues(accountId: number, query: RestIssueQuery): Promise<Array<Numbered<Issue>>>;
+  restIncidents(accountId: number, query: RestIncidentQuery): Promise<Array<Numbered<Incident>>>;
+  /** REST v2's notification channels (alerts_channels), every account's. */
+  legacyChannels(): Promise<LegacyChannel[]>;
+  saveLegacyChannel(channel: LegacyChannel): Promise<void>;
+  deleteLegacyChannel(accountId: number, id: number): Promise<void>;
 }

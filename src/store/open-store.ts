@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { IdleExpiry } from './catalog/agent-runs.js';
+import { ClickHouseDataEngine } from './clickhouse/clickhouse-store.js';
 import { DuckDbStore } from './duckdb/duckdb-store.js';
 import type { CompactorOptions, Store, StoreEngine, UpkeepOptions } from './store.js';
 
@@ -8,6 +9,8 @@ export const EXPIRE_EVERY_MS = 10 * 60_000;
 
 export interface StoreOptions {
   readonly engine: StoreEngine;
+  /** For `clickhouse`: the server's URL (`clickhouse://host:8123/database[?cluster=name]`). */
+  readonly dataUrl?: string;
   readonly dataDir: string;
   readonly memoryLimit: string;
   /** The engine's worker threads (DuckDB's `threads`); undefined: the engine's default. */
@@ -30,6 +33,15 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   switch (options.engine) {
     case 'duckdb':
       return DuckDbStore.open({ ...options, expireEveryMs: options.expireEveryMs ?? EXPIRE_EVERY_MS });
+    case 'clickhouse': {
+      // Timeslices, events and traces on ClickHouse; the catalog (and what else is not data) in the DuckDB file.
+      if (!options.dataUrl) throw new Error('the clickhouse store needs its URL (TIMESLICE_STORE=clickhouse://host:8123/database)');
+      const data = await ClickHouseDataEngine.open({
+        url: options.dataUrl, clock: options.clock, ...(options.upkeep ? { upkeep: options.upkeep } : {}),
+        ...(options.maxQueuedRows !== undefined ? { maxQueuedRows: options.maxQueuedRows } : {}),
+      });
+      return DuckDbStore.open({ ...options, data, expireEveryMs: options.expireEveryMs ?? EXPIRE_EVERY_MS });
+    }
     default: {
       const never: never = options.engine;
       throw new Error(`unknown store engine '${String(never)}'`);

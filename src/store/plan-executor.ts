@@ -55,6 +55,12 @@ export interface QueryOptions {
   readonly deadline?: number;
 }
 
+/**
+ * The engine holding the data cannot be reached now (a ClickHouse server or shard is down):
+ * nothing was read. Surfaces answer 503 with this message; the same request works once it is back.
+ */
+export class StoreUnavailableError extends Error {}
+
 /** The engine refused the statement for nesting past its expression depth (DuckDB's `max_expression_depth`). */
 export class QueryTooDeepError extends Error {}
 

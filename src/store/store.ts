@@ -8,8 +8,12 @@ import type { MetricIndex } from './metric-index.js';
 import type { PlanExecutor } from './plan-executor.js';
 import type { TraceStore } from './traces.js';
 
-/** The storage engines Timeslice can run on (configuration `TIMESLICE_STORE`). */
-export const STORE_ENGINES = ['duckdb'] as const;
+/**
+ * The storage engines Timeslice can run on (configuration `TIMESLICE_STORE`): `duckdb`, the
+ * embedded file, or `clickhouse` for timeslices, events and traces (`clickhouse://host:8123/db`),
+ * the catalog staying in the DuckDB file.
+ */
+export const STORE_ENGINES = ['duckdb', 'clickhouse'] as const;
 export type StoreEngine = (typeof STORE_ENGINES)[number];
 
 /** Moving old timeslices into the order long reads want (clustered by application, metric, time). */
@@ -110,6 +114,9 @@ export interface StoreStatus {
 
 /** The store's files are held by another process (DuckDB allows one process per file). */
 export class StoreLockedError extends Error {}
+
+/** The configured store cannot be used: unreachable, too old, misconfigured. The message names what is wrong. */
+export class StoreSetupError extends Error {}
 
 /**
  * Everything the surfaces get from storage, whichever engine holds it: plans are read through

@@ -15,7 +15,15 @@ for (const file of readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
     const outcome = runConditionScript(script);
     assert.deepEqual(outcome.incidents, script.expect.incidents, 'incidents');
     assert.deepEqual(
-      outcome.issues.map((issue, i) => (script.expect.issues[i]?.incidents === undefined ? { state: issue.state, priority: issue.priority, totalIncidents: issue.totalIncidents } : issue)),
+      outcome.issues.map((issue, i) => {
+        const expected = script.expect.issues[i];
+        if (expected?.incidents !== undefined) return issue;
+        return {
+          state: issue.state, priority: issue.priority, totalIncidents: issue.totalIncidents,
+          ...(expected?.mutingState !== undefined ? { mutingState: issue.mutingState } : {}),
+          ...(expected?.activatedAt !== undefined ? { activatedAt: issue.activatedAt } : {}),
+        };
+      }),
       script.expect.issues,
       'issues',
     );

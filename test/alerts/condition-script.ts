@@ -3,6 +3,7 @@ import { AlertEngine, emptyAlertEngineState, type AlertEvent } from '../../src/d
 import { buildNrqlCondition, type NrqlConditionInput } from '../../src/domain/alerts/condition-input.js';
 import { notificationTriggerOf } from '../../src/domain/alerts/notification-triggers.js';
 import type { WindowObservation } from '../../src/domain/alerts/condition-evaluator.js';
+import { issueMutingState, type MutingRule } from '../../src/domain/alerts/muting-rules.js';
 
 /**
  * The golden condition-test format (alerts reference §7.1), as JSON: a policy, its conditions,
@@ -49,9 +50,15 @@ export interface ConditionScript {
     readonly ack?: number;
     readonly resolve?: number;
   }>;
+  /** Muting rules of the account (id, name, enabled, condition, schedule; the rest defaults). */
+  readonly mutingRules?: ReadonlyArray<Pick<MutingRule, 'id' | 'enabled' | 'condition' | 'schedule'> & Partial<Pick<MutingRule, 'actionOnMutingRuleWindowEnded'>>>;
+  /** The account's issue settings: grace period by priority and issue TTL, seconds. */
+  readonly issueSettings?: { readonly gracePeriod: Readonly<Record<'CRITICAL' | 'HIGH' | 'MEDIUM' | 'LOW', number>>; readonly issueTtl: number };
+  /** Entities whose agents shut down (an expected termination) from the given time on. */
+  readonly terminations?: ReadonlyArray<{ readonly at: string; readonly entity: string }>;
   readonly expect: {
     readonly incidents: readonly ExpectedIncident[];
-    readonly issues: ReadonlyArray<{ readonly state: string; readonly priority: string; readonly totalIncidents: number; readonly incidents?: readonly number[] }>;
+    readonly issues: ReadonlyArray<{ readonly state: string; readonly priority: string; readonly totalIncidents: number; readonly incidents?: readonly number[]; readonly mutingState?: string; readonly activatedAt?: string | null }>;
     readonly notifications: ReadonlyArray<readonly [string, string]>;
     readonly alertSeverity?: ReadonlyArray<{ readonly at: string; readonly entity: string; readonly severity: EntityAlertSeverity }>;
   };
@@ -67,6 +74,11 @@ export interface ExpectedIncident {
   readonly detectedAt: string;
   readonly closedAt: string | null;
   readonly closeCause: string | null;
+  /** Compared when any expected incident of the script gives one: the rendered title and description. */
+  readonly title?: string;
+  readonly description?: string | null;
+  /** Compared when the script has muting rules. */
+  readonly mutingRuleId?: string | null;
 }
 
 export function offsetMs(text: string): number {
@@ -84,7 +96,7 @@ export function formatOffset(ms: number): string {
 
 export interface ScriptOutcome {
   readonly incidents: ExpectedIncident[];
-  readonly issues: Array<{ state: string; priority: string; totalIncidents: number; incidents: number[] }>;
+  readonly issues: Array<{ state: string; priority: string; totalIncidents: number; incidents: number[]; mutingState?: string; activatedAt?: string | null }>;
   readonly notifications: Array<[string, string]>;
   readonly alertSeverity: Array<{ at: string; entity: string; severity: EntityAlertSeverity }>;
   readonly events: AlertEvent[];
@@ -108,6 +120,13 @@ export function runConditionScript(script: ConditionScript, onStep?: (engine: Al
   const engine = new AlertEngine(emptyAlertEngineState(), { newId: () => `id-${nextId++}` });
   const policy: AlertPolicy = { id: 'p1', accountId: 1, name: script.policy.name, incidentPreference: script.policy.incidentPreference };
   engine.setPolicy(policy);
+  if (script.issueSettings) {
+    const g = script.issueSettings.gracePeriod;
+    engine.setIssueSettings(1, { gracePeriodMs: { CRITICAL: g.CRITICAL * 1000, HIGH: g.HIGH * 1000, MEDIUM: g.MEDIUM * 1000, LOW: g.LOW * 1000 }, issueTtlMs: script.issueSettings.issueTtl * 1000 });
+  }
+  engine.setMutingRules((script.mutingRules ?? []).map((r) => ({
+    accountId: 1, name: r.id, description: '', actionOnMutingRuleWindowEnded: 'DO_NOTHING', createdAt: 0, updatedAt: 0, createdBy: null, updatedBy: null, ...r,
+  })));
   const inputs = new Map<string, NrqlConditionInput>();
   const events: AlertEvent[] = [];
   const build = (id: string, input: NrqlConditionInput) => {
@@ -187,7 +206,8 @@ export function runConditionScript(script: ConditionScript, onStep?: (engine: Al
       if (action.ack !== undefined) record(engine.acknowledge(issueOrder[action.ack]!, 'user@example.test', now));
       if (action.resolve !== undefined) record(engine.resolve(issueOrder[action.resolve]!, 'user@example.test', now));
     }
-    record(engine.tick(now));
+    const ended = (script.terminations ?? []).filter((t) => start + offsetMs(t.at) <= now).map((t) => t.entity);
+    record(engine.tick(now, (_account, name) => ended.includes(name)));
     onStep?.(engine, now);
     for (const check of severityChecks.filter((c) => c.atMs === now)) {
       severity.push({ at: check.at, entity: check.entity, severity: engine.alertSeverity({ names: [check.entity] }) });
@@ -197,6 +217,7 @@ export function runConditionScript(script: ConditionScript, onStep?: (engine: Al
   const rawIncidents = Object.values(engine.state.incidents).sort((a, b) => a.detectedAt - b.detectedAt || Number(a.id.slice(3)) - Number(b.id.slice(3)));
   const rel = (t: number | null) => (t === null ? null : formatOffset(t - start));
   const signalOf = (i: Incident) => ({ ...i.facets });
+  const withText = script.expect.incidents.some((i) => i.title !== undefined);
   const incidents = rawIncidents.map((i) => ({
     condition: i.conditionId,
     signal: signalOf(i),
@@ -207,6 +228,8 @@ export function runConditionScript(script: ConditionScript, onStep?: (engine: Al
     detectedAt: rel(i.detectedAt)!,
     closedAt: rel(i.closedAt),
     closeCause: i.closeCause,
+    ...(withText ? { title: i.title, description: i.description ?? null } : {}),
+    ...(script.mutingRules ? { mutingRuleId: i.mutingRuleId ?? null } : {}),
   }));
   const rawIssues = issueOrder.map((id) => engine.state.issues.issues[id]!);
   const issues = rawIssues.map((issue) => ({
@@ -214,6 +237,8 @@ export function runConditionScript(script: ConditionScript, onStep?: (engine: Al
     priority: issue.priority,
     totalIncidents: issue.incidentIds.length,
     incidents: issue.incidentIds.map((id) => rawIncidents.findIndex((i) => i.id === id)),
+    ...(script.mutingRules ? { mutingState: issueMutingState(issue) } : {}),
+    ...(script.issueSettings ? { activatedAt: rel(issue.activatedAt) } : {}),
   }));
   const notifications: Array<[string, string]> = [];
   for (const e of events) {

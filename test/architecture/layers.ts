@@ -20,9 +20,12 @@ export const MODULES: Readonly<Record<string, ModuleRule>> = {
   security: { paths: ['security'], mayImport: [] },
   store: { paths: ['store'], mayImport: ['clock', 'domain', 'plan', 'sql', 'security'] },
   // Opens the engine the configuration names: the one file of the seam that knows the engines.
-  'store/open-store': { paths: ['store/open-store.ts'], mayImport: ['clock', 'domain', 'plan', 'sql', 'security', 'store', 'store/duckdb'] },
+  'store/open-store': { paths: ['store/open-store.ts'], mayImport: ['clock', 'domain', 'plan', 'sql', 'security', 'store', 'store/duckdb', 'store/clickhouse'] },
   'store/duckdb': { paths: ['store/duckdb'], mayImport: ['clock', 'domain', 'plan', 'sql', 'security', 'store', 'duckdb-package'] },
   'duckdb-package': { paths: ['@duckdb/node-api'], mayImport: [], packages: true },
+  // Timeslices, events and traces on ClickHouse; the only module that may import @clickhouse/client.
+  'store/clickhouse': { paths: ['store/clickhouse'], mayImport: ['clock', 'domain', 'plan', 'sql', 'security', 'store', 'clickhouse-package'] },
+  'clickhouse-package': { paths: ['@clickhouse/client'], mayImport: [], packages: true },
   nrql: { paths: ['nrql'], mayImport: ['clock', 'domain', 'plan', 'sql', 'store'] },
   applications: { paths: ['applications'], mayImport: ['clock', 'domain', 'plan', 'nrql', 'store'] },
   // Alerting's service: evaluates conditions through NRQL, keeps its state in the store, sends webhooks.
@@ -55,6 +58,8 @@ export const MODULES: Readonly<Record<string, ModuleRule>> = {
       ...SURFACE_MAY_IMPORT,
       'store/open-store',
       'store/duckdb',
+      // config.ts checks a TIMESLICE_STORE URL's form with the engine's own parser.
+      'store/clickhouse',
       'api/rest',
       'api/graphql',
       'api/nrql-route',

@@ -61,3 +61,14 @@ export async function rest(
 }
 
 export { startTestServer, TEST_API_KEY };
+
+/** A Link header with the successor-version link's `title*` (the replacing graph call) removed. */
+export function withoutSuccessorTitle(link: unknown): string {
+  return String(link).replace(/;title\*=UTF-8''[^,;]*$/, '');
+}
+
+/** The successor-version link's `title*` decoded (RFC 8187): the graph call that replaces the REST one. */
+export function successorTitle(link: unknown): string | undefined {
+  const match = /;rel="successor-version";title\*=UTF-8''([^,;]*)$/.exec(String(link));
+  return match === null ? undefined : decodeURIComponent(match[1]!);
+}

@@ -21,6 +21,7 @@ import { ManualClock, rest, sendMetrics, startTestServer, type MetricRow } from 
 import { sample } from '../helpers/samples.js';
 import { TEST_API_KEY, TEST_LICENSE_KEY, type TestServer } from '../helpers/test-server.js';
 import { evaluateFunction, type Point } from './timeslice-oracle.js';
+import { clickhouseMissing, startClickHouse, type ClickHouseServer } from '../helpers/clickhouse.js';
 
 const SEED = Number(process.env.TIMESLICE_PROPERTY_SEED ?? 20_240_305);
 const CASES = Number(process.env.TIMESLICE_PROPERTY_CASES ?? 600);
@@ -295,15 +296,20 @@ function agrees(actual: unknown, expected: number | null, points: readonly Point
 
 // ── The test ───────────────────────────────────────────────────────────────────────────────
 
-describe(`REST metric data = spec §4.5 NRQL functions over random timeslices (seed ${SEED})`, () => {
+// The property holds on every engine: the embedded DuckDB store, and ClickHouse (a server of its own, when installed).
+for (const engine of ['duckdb', 'clickhouse'] as const) {
+describe(`REST metric data = spec §4.5 NRQL functions over random timeslices (seed ${SEED}, ${engine})`, { skip: engine === 'clickhouse' && clickhouseMissing() }, () => {
   let ts: TestServer;
+  let clickhouse: ClickHouseServer | undefined;
   const clock = new ManualClock(NOW);
   const rows: StoredRow[] = [];
   const scopes: Scope[] = [];
   let harvests = 0;
 
   before(async () => {
-    ts = await startTestServer({}, { clock });
+    if (engine === 'clickhouse') clickhouse = await startClickHouse();
+    ts = await startTestServer(clickhouse ? { TIMESLICE_STORE: `clickhouse://127.0.0.1:${clickhouse.httpPort}/property` } : {}, { clock });
+    assert.equal(ts.server.store.engine, engine);
     const appIds = new Map<string, number>();
     await Promise.all(RUNS.map(async (spec, runIndex) => {
       const body = structuredClone(sample('connect-request').body) as [Record<string, unknown>];
@@ -359,6 +365,7 @@ describe(`REST metric data = spec §4.5 NRQL functions over random timeslices (s
 
   after(async () => {
     await ts?.stop();
+    await clickhouse?.stop();
   });
 
   it('the oracle agrees with the references\' worked numbers', () => {
@@ -638,3 +645,4 @@ describe(`REST metric data = spec §4.5 NRQL functions over random timeslices (s
     assert.ok(counters.nrqlValues > CASES, `${summary}: too few values were checked through the NRQL engine`);
   });
 });
+}

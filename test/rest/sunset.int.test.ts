@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ManualClock, rest, startTestServer, type RestReply } from '../helpers/rest-fixture.js';
+import { ManualClock, rest, startTestServer, successorTitle, withoutSuccessorTitle, type RestReply } from '../helpers/rest-fixture.js';
 import { TEST_LICENSE_KEY, type TestServer } from '../helpers/test-server.js';
 import { golden } from './rest-scenario.js';
 
@@ -20,7 +20,8 @@ const SUNSET_INSTANT = Date.UTC(2027, 7, 1, 0, 0, 0);
 function assertEndOfLifeHeaders(reply: RestReply, what: string): void {
   assert.equal(reply.headers.deprecation, DEPRECATION, what);
   assert.equal(reply.headers.sunset, SUNSET, what);
-  assert.ok(String(reply.headers.link).endsWith(SUCCESSOR), `${what}: link ${reply.headers.link}`);
+  assert.ok(withoutSuccessorTitle(reply.headers.link).endsWith(SUCCESSOR), `${what}: link ${reply.headers.link}`);
+  assert.ok((successorTitle(reply.headers.link) ?? '').length > 0, `${what}: the successor link names the replacing call`);
 }
 
 const V0_BODY = 'deployment[app_name]=nope&deployment[revision]=1';
@@ -47,8 +48,10 @@ describe('before the sunset', () => {
     for (const [what, reply, status] of replies) {
       assert.equal(reply.status, status, what);
       assertEndOfLifeHeaders(reply, what);
-      assert.equal(reply.headers.link, SUCCESSOR, `${what}: one page, so the successor is the only link`);
+      assert.equal(withoutSuccessorTitle(reply.headers.link), SUCCESSOR, `${what}: one page, so the successor is the only link`);
     }
+    // The title names the call that replaces this one (spec §4.4): listing applications is an entity search.
+    assert.equal(successorTitle(replies[0]![1].headers.link), 'actor { entitySearch(query: "domain = \'APM\' AND type = \'APPLICATION\'") { results { entities { guid name } nextCursor } } }');
   });
 
   it('other surfaces carry none of them', async () => {

@@ -17,6 +17,7 @@ import type { GraphErrorClass } from './graph-errors.js';
 import { buildGraphSchema } from './graph-schema.js';
 import { isWellFormedText } from './validation-rules.js';
 import { QueryRefusedError } from '../../nrql/query-admission.js';
+import { StoreUnavailableError } from '../../store/plan-executor.js';
 
 export const GRAPH_PATH = '/graphql';
 /** Request bodies, as sent and once inflated. */
@@ -253,6 +254,8 @@ function formatError(error: GraphQLError, request: FastifyRequest): GraphQLForma
   if (original instanceof QueryRefusedError) {
     return { ...formatted, extensions: { errorClass: 'TOO_MANY_REQUESTS', retryAfterSeconds: original.retryAfterSeconds } };
   }
+  // The data store is away (a ClickHouse shard down): said as it is, a class clients retry.
+  if (original instanceof StoreUnavailableError) return { ...formatted, message: original.message, extensions: { errorClass: 'SERVER_ERROR' } };
   // A resolver's unintended throw has a path; a scalar refusing an argument or variable (a
   // TypeError graphql-js wraps with the value's location) has none, and is the caller's input.
   if (original && !(original instanceof GraphQLError) && error.path !== undefined) {

@@ -59,6 +59,7 @@ export const SCALARS = {
   Nrql: text('Nrql'),
   SecureValue: text('SecureValue'),
   DateTime: text('DateTime'),
+  NaiveDateTime: text('NaiveDateTime'),
   SemVer: text('SemVer'),
   AgentApplicationSettingsErrorCollectorHttpStatus: text('AgentApplicationSettingsErrorCollectorHttpStatus'),
   // Seconds are whole on input in NerdGraph's description, but summaries carry fractions on output.

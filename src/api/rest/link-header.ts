@@ -97,3 +97,12 @@ function safeInLink(text: string): string {
       [...Buffer.from(c, 'utf8')].map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join(''),
     );
 }
+
+/**
+ * A `Link` with `rel="next"` alone, for lists whose length is not counted (the alert violation and
+ * incident lists: New Relic's violations never send `rel="last"`, clients follow `next` until it is
+ * absent); undefined when there is no next page.
+ */
+export function nextOnlyLinkHeader(requestUrl: string, page: number, hasNext: boolean): string | undefined {
+  return hasNext ? `<${pageUrlTemplate(requestUrl)(page + 1)}>;rel="next"` : undefined;
+}

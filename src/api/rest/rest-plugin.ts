@@ -7,6 +7,7 @@ import { RateLimiter } from '../../http/rate-limit.js';
 import { WindowError } from '../../domain/time/rest-window.js';
 import { RestError } from './rest-error.js';
 import { QueryRefusedError } from '../../nrql/query-admission.js';
+import { StoreUnavailableError } from '../../store/plan-executor.js';
 import { ParamError } from './rest-params.js';
 import type { ApiUsageRecorder } from './api-usage.js';
 import { addSunsetHooks, graphqlUrlOf, isRestV2Path, pathOf, type SunsetMode } from './sunset.js';
@@ -205,6 +206,7 @@ function dropEmptyBodyContentType(request: FastifyRequest): void {
 function asRestError(error: unknown, request: FastifyRequest): RestError {
   if (error instanceof RestError) return error;
   if (error instanceof QueryRefusedError) return new RestError(429, error.message, undefined, { 'retry-after': String(error.retryAfterSeconds) });
+  if (error instanceof StoreUnavailableError) return new RestError(503, error.message, undefined, { 'retry-after': '5' });
   // A parameter or time window the caller got wrong, wherever a route read it.
   if (error instanceof ParamError || error instanceof WindowError) return RestError.unprocessable(error.message);
   const { code, statusCode, message } = (error ?? {}) as Partial<FastifyError>;

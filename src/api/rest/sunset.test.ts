@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DEPRECATION_HEADER, isPastSunset, isRestV2Path, parseSunsetMode, REST_SUNSET_MS, successorOf, SUNSET_HEADER } from './sunset.js';
+import { DEPRECATION_HEADER, encodeExtValue, isPastSunset, isRestV2Path, parseSunsetMode, REST_SUNSET_MS, successorOf, SUNSET_HEADER } from './sunset.js';
 
 describe('end-of-life constants', () => {
   it('the sunset is the first instant after 31 July 2027 UTC; the deprecation 1 January 2026', () => {
@@ -55,5 +55,11 @@ describe('isRestV2Path', () => {
   it('everything under /v2/, nothing else', () => {
     assert.deepEqual(['/v2', '/v2/', '/v2/applications.json', '/v1/accounts/1/events', '/v20/x', '/deployments.xml', '/graphql'].map(isRestV2Path),
       [true, true, true, false, false, false, false]);
+  });
+});
+
+describe('encodeExtValue', () => {
+  it("percent-encodes every byte outside RFC 8187's attr-char", () => {
+    assert.equal(encodeExtValue(`a "b", <c> (d)'*é|~`), 'a%20%22b%22%2C%20%3Cc%3E%20%28d%29%27%2A%C3%A9%7C~');
   });
 });

@@ -13,7 +13,9 @@ import { RestError } from './rest-error.js';
  *   structured form is what current tooling parses (the draft's `true` is obsolete).
  * - `Sunset: Sun, 01 Aug 2027 00:00:00 GMT` (RFC 8594: the instant the resource stops answering):
  *   the APIs serve all of 31 July 2027, UTC, and no later.
- * - `Link: <…/graphql>;rel="successor-version"`, after any pagination links the response has.
+ * - `Link: <…/graphql>;rel="successor-version";title*=UTF-8''…`, after any pagination links the response
+ *   has: the graph operation or NRQL query that replaces this call (`successorOf`) as the link's title,
+ *   in RFC 8187's encoded form so its quotes, commas and angle brackets never confuse a Link parser.
  *
  * From the sunset instant (by the injected clock) every request is answered 410 Gone with a
  * migration message naming the graph operation or NRQL query that replaces it, unless the
@@ -95,6 +97,47 @@ const SUCCESSORS: readonly (readonly [RegExp, Readonly<Record<string, string>>])
     POST: 'mutation agentApplicationCreateBrowser(accountId: <account id>, name: "<name>")',
     '*': 'actor { entitySearch(query: "domain = \'BROWSER\'") { results { entities { guid name } } } }',
   }],
+  [/^\/v2\/alerts_policies$/, {
+    GET: 'actor { account(id: <account id>) { alerts { policiesSearch(searchCriteria: {name: "<name>"}) { policies { id name incidentPreference } nextCursor } } } }',
+    POST: 'mutation alertsPolicyCreate(accountId: <account id>, policy: {name: "<name>", incidentPreference: PER_POLICY})',
+  }],
+  [/^\/v2\/alerts_policies\/[^/]+$/, {
+    PUT: 'mutation alertsPolicyUpdate(accountId: <account id>, id: <policy id>, policy: {name: "<name>", incidentPreference: PER_CONDITION})',
+    DELETE: 'mutation alertsPolicyDelete(accountId: <account id>, id: <policy id>)',
+  }],
+  [/^\/v2\/alerts_nrql_conditions(\/policies)?/, {
+    GET: 'actor { account(id: <account id>) { alerts { nrqlConditionsSearch(searchCriteria: {policyId: <policy id>}) { nrqlConditions { id name nrql { query } } nextCursor } } } }',
+    POST: 'mutation alertsNrqlConditionStaticCreate(accountId: <account id>, policyId: <policy id>, condition: {…}) (thresholdDuration in seconds)',
+    PUT: 'mutation alertsNrqlConditionStaticUpdate(accountId: <account id>, id: <condition id>, condition: {…})',
+    DELETE: 'mutation alertsConditionDelete(accountId: <account id>, id: <condition id>)',
+  }],
+  [/^\/v2\/alerts_conditions(\/policies)?/, {
+    GET: 'actor { account(id: <account id>) { alerts { nrqlConditionsSearch(searchCriteria: {policyId: <policy id>}) { nrqlConditions { id name nrql { query } } } } } } (an APM condition is the NRQL condition it runs)',
+    POST: "mutation alertsNrqlConditionStaticCreate with the condition's query over FROM Metric (docs/alerts.md lists each metric's)",
+    PUT: 'mutation alertsNrqlConditionStaticUpdate(accountId: <account id>, id: <condition id>, condition: {…})',
+    DELETE: 'mutation alertsConditionDelete(accountId: <account id>, id: <condition id>)',
+  }],
+  [/^\/v2\/alerts_channels/, {
+    '*': 'aiNotificationsCreateDestination and aiNotificationsCreateChannel (WEBHOOK), then aiWorkflowsCreateWorkflow with an issuesFilter on labels.policyIds',
+  }],
+  [/^\/v2\/alerts_policy_channels$/, {
+    '*': 'mutation aiWorkflowsUpdateWorkflow: a workflow whose issuesFilter names the policy (labels.policyIds) and whose destinationConfigurations name the channels',
+  }],
+  [/^\/v2\/alerts_incidents\/[^/]+\/acknowledge$/, {
+    '*': 'mutation aiIssuesAckIssue(accountId: <account id>, issueId: "<issue id>")',
+  }],
+  [/^\/v2\/alerts_incidents\/[^/]+\/close$/, {
+    '*': 'mutation aiIssuesResolveIssue(accountId: <account id>, issueId: "<issue id>")',
+  }],
+  [/^\/v2\/alerts_incidents$/, {
+    '*': 'actor { account(id: <account id>) { aiIssues { issues(filter: {states: [ACTIVATED]}) { issues { issueId state priority createdAt closedAt incidentIds } nextCursor } } } }',
+  }],
+  [/^\/v2\/alerts_violations$/, {
+    '*': 'actor { account(id: <account id>) { aiIssues { incidents(timeWindow: {startTime: <ms>, endTime: <ms>}) { incidents { incidentId issueId title priority createdAt closedAt } nextCursor } } } }',
+  }],
+  [/^\/v2\/alerts_events$/, {
+    '*': NRQL("SELECT * FROM NrAiIncident, NrAiIssue SINCE 1 week ago LIMIT 100"),
+  }],
   [/^\/v2\/alerts_/, {
     '*': 'actor { account(id: <account id>) { aiIssues { issues { issues { issueId title } } } } }',
   }],
@@ -127,11 +170,17 @@ export function addSunsetHooks(app: FastifyInstance, options: SunsetOptions): vo
     if (!options.applies(pathOf(request.url))) return payload;
     reply.header('deprecation', DEPRECATION_HEADER);
     reply.header('sunset', SUNSET_HEADER);
-    const successor = `<${options.graphqlUrl(request)}>;rel="successor-version"`;
+    const title = successorOf(options.api, request.method, routePatternOf(request));
+    const successor = `<${options.graphqlUrl(request)}>;rel="successor-version";title*=UTF-8''${encodeExtValue(title)}`;
     const existing = reply.getHeader('link');
     reply.header('link', existing === undefined || existing === '' ? successor : `${String(existing)}, ${successor}`);
     return payload;
   });
+}
+
+/** RFC 8187's ext-value encoding: every byte outside `attr-char` percent-encoded. */
+export function encodeExtValue(text: string): string {
+  return encodeURIComponent(text).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 }
 
 export function goneError(api: RestApiName, request: FastifyRequest): RestError {

@@ -1,6 +1,8 @@
 import type { AlertPolicy, CloseCause, EntityAlertSeverity, Incident, IssueEvent, NrqlCondition } from './alert-model.js';
-import { ConditionEvaluator, emptyEvaluatorState, type ConditionEvaluatorState, type EvaluatorEvent, type WindowObservation } from './condition-evaluator.js';
-import { DEFAULT_ISSUE_TTL_MS, emptyIssueTrackerState, IssueTracker, type IssueTrackerState } from './issue-tracker.js';
+import { ConditionEvaluator, emptyEvaluatorState, ENTITY_ATTRIBUTES, type ConditionEvaluatorState, type EvaluatorEvent, type ExpectedTermination, type WindowObservation } from './condition-evaluator.js';
+import { annotateIncident } from './incident-annotations.js';
+import { mutingAttributes, mutingRuleActive, mutingRuleFor, type MutingRule } from './muting-rules.js';
+import { DEFAULT_ISSUE_TTL_MS, emptyIssueTrackerState, IssueTracker, type IssueSettings, type IssueTrackerState } from './issue-tracker.js';
 
 export type AlertEvent =
   | { readonly kind: 'incidentOpened'; readonly incident: Incident }
@@ -26,7 +28,7 @@ export interface AlertEngineOptions {
 }
 
 /** Facet attributes whose value names the entity a signal is about (reference §4.11, a choice). */
-export const ENTITY_FACETS: readonly string[] = ['appName', 'entity.name', 'entity.guid', 'entityGuid', 'host', 'hostname'];
+export const ENTITY_FACETS: readonly string[] = ENTITY_ATTRIBUTES;
 
 /** An entity as alertSeverity sees it: any of its names (application name, GUID, host). */
 export interface AlertTarget {
@@ -42,6 +44,7 @@ export class AlertEngine {
   private readonly policies = new Map<string, AlertPolicy>();
   private readonly conditions = new Map<string, ConditionEvaluator>();
   private readonly tracker: IssueTracker;
+  private mutingRules: readonly MutingRule[] = [];
 
   constructor(
     readonly state: AlertEngineState,
@@ -68,6 +71,16 @@ export class AlertEngine {
 
   conditionIds(): string[] {
     return [...this.conditions.keys()];
+  }
+
+  /** An account's grace periods and issue TTL. */
+  setIssueSettings(accountId: number, settings: IssueSettings): void {
+    this.tracker.setSettings(accountId, settings);
+  }
+
+  /** The muting rules of every account; an incident opening while one matches is muted. */
+  setMutingRules(rules: readonly MutingRule[]): void {
+    this.mutingRules = rules;
   }
 
   setPolicy(policy: AlertPolicy): void {
@@ -110,17 +123,25 @@ export class AlertEngine {
     return this.apply(evaluator.observe(observations, now), now);
   }
 
-  tick(now: number): AlertEvent[] {
+  /** The clock moved: windows due close, wall-clock rules apply (see ConditionEvaluator.tick). */
+  tick(now: number, endedExpectedly?: ExpectedTermination): AlertEvent[] {
     const out: AlertEvent[] = [];
     for (const evaluator of this.conditions.values()) {
-      if (evaluator.current.enabled) out.push(...this.apply(evaluator.tick(now), now));
+      if (evaluator.current.enabled) out.push(...this.apply(evaluator.tick(now, endedExpectedly), now));
     }
+    for (const event of this.tracker.activateDue(now)) out.push({ kind: 'issue', event });
     for (const issueId of this.tracker.expired(now)) out.push(...this.closeIssue(issueId, 'CLOSE_TTL', 'CLOSE_TTL', null, now));
+    for (const issueId of this.mutedIssuesToClose(now)) out.push(...this.closeIssue(issueId, 'CLOSE_INACTIVE', 'MUTING_RULE_ENDED', null, now));
     return out;
   }
 
   acknowledge(issueId: string, user: string, now: number): AlertEvent[] {
     const event = this.tracker.acknowledge(issueId, user, now);
+    return event === null ? [] : [{ kind: 'issue', event }];
+  }
+
+  markAsInvestigating(issueId: string, now: number): AlertEvent[] {
+    const event = this.tracker.markAsInvestigating(issueId, now);
     return event === null ? [] : [{ kind: 'issue', event }];
   }
 
@@ -169,7 +190,26 @@ export class AlertEngine {
     return severity;
   }
 
-  private closeIssue(issueId: string, trigger: 'USER_ACTION' | 'CLOSE_TTL', cause: CloseCause, user: string | null, now: number): AlertEvent[] {
+  /**
+   * Open issues whose open incidents were all muted by rules that close issues when they become inactive
+   * (`CLOSE_ISSUES_ON_INACTIVE`) and that are now inactive: disabled or outside their window. A rule
+   * deleted since muting leaves its issues open.
+   */
+  private mutedIssuesToClose(now: number): string[] {
+    const out: string[] = [];
+    for (const issueId of Object.values(this.state.issues.openByKey)) {
+      const issue = this.state.issues.issues[issueId]!;
+      if (issue.openIncidentIds.length === 0) continue;
+      const rules = issue.openIncidentIds.map((id) => {
+        const ruleId = this.state.incidents[id]?.mutingRuleId;
+        return ruleId == null ? undefined : this.mutingRules.find((r) => r.id === ruleId);
+      });
+      if (rules.every((r) => r !== undefined && r.actionOnMutingRuleWindowEnded === 'CLOSE_ISSUES_ON_INACTIVE' && !mutingRuleActive(r, now))) out.push(issueId);
+    }
+    return out;
+  }
+
+  private closeIssue(issueId: string, trigger: 'USER_ACTION' | 'CLOSE_TTL' | 'CLOSE_INACTIVE', cause: CloseCause, user: string | null, now: number): AlertEvent[] {
     const out: AlertEvent[] = [];
     const issue = this.state.issues.issues[issueId]!;
     out.push({ kind: 'issue', event: this.tracker.closeIssue(issueId, now, trigger, user, { openIncidentIds: [] }) });
@@ -187,8 +227,12 @@ export class AlertEngine {
       if (event.kind === 'incidentOpened') {
         const policy = this.policies.get(event.incident.policyId);
         if (policy === undefined) throw new Error(`condition ${event.incident.conditionId} names unknown policy ${event.incident.policyId}`);
-        const { issueId, events: issueEvents } = this.tracker.incidentOpened(policy, event.incident, now);
-        const incident = { ...event.incident, issueId };
+        const condition = this.conditions.get(event.incident.conditionId)?.current;
+        const rendered = condition === undefined ? event.incident : annotateIncident(condition, policy, event.incident);
+        const muting = condition === undefined ? undefined : mutingRuleFor(this.mutingRules, rendered.accountId, mutingAttributes(condition, policy, rendered), now);
+        const annotated = muting === undefined ? rendered : { ...rendered, mutingRuleId: muting.id };
+        const { issueId, events: issueEvents } = this.tracker.incidentOpened(policy, annotated, now);
+        const incident = { ...annotated, issueId };
         this.state.incidents[incident.id] = incident;
         const evaluator = this.conditions.get(incident.conditionId);
         if (evaluator !== undefined && evaluator.state.open[incident.id] !== undefined) evaluator.state.open[incident.id] = incident;
@@ -204,6 +248,17 @@ export class AlertEngine {
     }
     return out;
   }
+}
+
+/**
+ * Whether an incident is about an entity (its alertViolations): a FACET value on an entity attribute
+ * names it, or its condition (while it exists) pins the entity in its WHERE — the alertSeverity rule.
+ */
+export function incidentTargets(incident: Incident, condition: NrqlCondition | undefined, target: AlertTarget): boolean {
+  for (const [attribute, value] of Object.entries(incident.facets)) {
+    if (ENTITY_FACETS.includes(attribute) && target.names.includes(value)) return true;
+  }
+  return (condition?.entityTargets ?? []).some((name) => target.names.includes(name));
 }
 
 function signalTargets(condition: NrqlCondition, facets: readonly string[], target: AlertTarget): boolean {

@@ -23,7 +23,8 @@ export type CloseCause =
   | 'CONDITION_DISABLED'
   | 'POLICY_DELETED'
   | 'USER'
-  | 'CLOSE_TTL';
+  | 'CLOSE_TTL'
+  | 'MUTING_RULE_ENDED';
 export type IssueTrigger =
   | 'STATE_CHANGE'
   | 'INCIDENT_ADDED'
@@ -49,6 +50,8 @@ export interface ConditionTerm {
   readonly thresholdDuration: number;
   readonly thresholdOccurrences: ThresholdOccurrences;
   readonly disableHealthStatusReporting: boolean;
+  /** Stored and shown; Timeslice writes NrAiIncident rows for every incident regardless. */
+  readonly disableEventCreation?: boolean;
 }
 
 export interface ConditionSignal {
@@ -86,6 +89,12 @@ export interface NrqlCondition {
   readonly facets: readonly string[];
   readonly description: string | null;
   readonly runbookUrl: string | null;
+  /** Handlebars over the incident's variables, rendered into incident and issue titles (docs/alerts.md). */
+  readonly titleTemplate?: string | null;
+  /** The account whose data the query reads, when a client named it: always the condition's own. */
+  readonly dataAccountId?: number | null;
+  /** The entity GUID a client pinned the condition to; stored and shown. */
+  readonly targetEntity?: string | null;
   readonly terms: readonly ConditionTerm[];
   readonly signal: ConditionSignal;
   readonly expiration: ConditionExpiration;
@@ -93,6 +102,17 @@ export interface NrqlCondition {
   readonly violationTimeLimitSeconds: number;
   /** Entities the query pins in its WHERE (`appName = '…'`, `entity.guid = '…'`), for alertSeverity. */
   readonly entityTargets?: readonly string[];
+  /** Set when REST v2 made it as an APM metric condition: what REST shows; `query` is its translation. */
+  readonly apmMetric?: ApmMetricCondition;
+}
+
+/** REST v2's `apm_app_metric` condition (alerts.md §1.5), evaluated through the NRQL it translates to. */
+export interface ApmMetricCondition {
+  readonly metric: string;
+  /** Application ids. */
+  readonly entities: readonly number[];
+  readonly conditionScope: 'application';
+  readonly userDefined: { readonly metric: string; readonly valueFunction: string } | null;
 }
 
 /** Which term of a signal an incident belongs to: a term's priority, or the loss-of-signal incident. */
@@ -115,7 +135,12 @@ export interface Incident {
   readonly thresholdDuration: number | null;
   readonly thresholdOccurrences: ThresholdOccurrences | null;
   readonly disableHealthStatusReporting: boolean;
+  /** The condition's titleTemplate rendered for this incident, else the default title. */
   readonly title: string;
+  /** The condition's description rendered for this incident; absent without one. */
+  readonly description?: string | null;
+  /** The muting rule that muted this incident when it opened (absent or null: not muted). */
+  readonly mutingRuleId?: string | null;
   /** Data time: start of the first breaching window of the run. */
   readonly degradationAt: number;
   /** Data time: end of the window that completed the run. */
@@ -144,6 +169,10 @@ export interface Issue {
   readonly conditionIds: readonly string[];
   readonly conditionNames: readonly string[];
   readonly titles: readonly string[];
+  /** Per incident: its rendered description, else its title (absent in state written before descriptions). */
+  readonly descriptions?: readonly string[];
+  /** The incidents a muting rule muted (absent: none). */
+  readonly mutedIncidentIds?: readonly string[];
   readonly entityNames: readonly string[];
   readonly createdAt: number;
   readonly activatedAt: number | null;
@@ -164,7 +193,9 @@ export interface IssueEvent {
   readonly priority: IssuePriority;
   readonly updatedAt: number;
   /** Set on USER_ACTION events: what the user did. */
-  readonly action?: 'ACK' | 'UNACK' | 'RESOLVE';
+  readonly action?: 'ACK' | 'UNACK' | 'RESOLVE' | 'MARK_AS_INVESTIGATING';
+  /** Set when an issue closes that never left CREATED (all its incidents closed within the grace period). */
+  readonly neverActivated?: true;
 }
 
 export const PRIORITY_RANK: Readonly<Record<IssuePriority, number>> = { LOW: 0, MEDIUM: 1, HIGH: 2, CRITICAL: 3 };

@@ -89,6 +89,12 @@ export function emptyEvaluatorState(): ConditionEvaluatorState {
   return { resetAt: null, watermark: null, signals: {}, open: {}, droppedLate: 0 };
 }
 
+/** Whether the entity an account knows by this name (application, host, GUID, id) stopped expectedly. */
+export type ExpectedTermination = (accountId: number, name: string) => boolean;
+
+/** Facet attributes whose value names an entity (reference §4.11, a choice; alertSeverity uses the same). */
+export const ENTITY_ATTRIBUTES: readonly string[] = ['appName', 'entity.name', 'entity.guid', 'entityGuid', 'host', 'hostname'];
+
 export function signalKeyOf(facets: readonly string[]): string {
   return JSON.stringify(facets);
 }
@@ -176,7 +182,12 @@ export class ConditionEvaluator {
   }
 
   /** Advances the wall clock: timers, cadence, flushes, time limits, loss of signal, forgetting. */
-  tick(now: number): EvaluatorEvent[] {
+  /**
+   * Closes the windows that are due and applies the wall-clock rules. `endedExpectedly` says whether an
+   * entity, by name, stopped expectedly (its agents shut down): with `ignoreOnExpectedTermination`, a lost
+   * signal whose FACET names such an entity opens no incident.
+   */
+  tick(now: number, endedExpectedly?: ExpectedTermination): EvaluatorEvent[] {
     const sig = this.condition.signal;
     const windowMs = sig.aggregationWindow * 1000;
     for (const signal of Object.values(this.state.signals)) {
@@ -191,7 +202,7 @@ export class ConditionEvaluator {
       }
     }
     this.expireTimeLimits(now);
-    this.lossOfSignal(now);
+    this.lossOfSignal(now, endedExpectedly);
     this.forget(now);
     return this.drain();
   }
@@ -377,7 +388,7 @@ export class ConditionEvaluator {
     }
   }
 
-  private lossOfSignal(now: number): void {
+  private lossOfSignal(now: number, endedExpectedly: ExpectedTermination | undefined): void {
     const exp = this.condition.expiration;
     if (exp.expirationDuration === null) return;
     const duration = exp.expirationDuration * 1000;
@@ -397,8 +408,14 @@ export class ConditionEvaluator {
         state.breachCount = 0;
         state.breachStart = null;
       }
-      if (exp.openViolationOnExpiration && signal.lostIncidentId === null) this.openLost(signal, lostAt, now);
+      if (exp.openViolationOnExpiration && signal.lostIncidentId === null && !this.terminatedExpectedly(signal, endedExpectedly)) this.openLost(signal, lostAt, now);
     }
+  }
+
+  /** The signal's entity (a FACET on an entity attribute) ended expectedly, and the condition ignores that. */
+  private terminatedExpectedly(signal: SignalState, endedExpectedly: ExpectedTermination | undefined): boolean {
+    if (!this.condition.expiration.ignoreOnExpectedTermination || endedExpectedly === undefined) return false;
+    return this.condition.facets.some((attribute, i) => ENTITY_ATTRIBUTES.includes(attribute) && endedExpectedly(this.condition.accountId, signal.facets[i] ?? ''));
   }
 
   private openLost(signal: SignalState, lostAt: number, now: number): void {

@@ -9,6 +9,7 @@ import type {
   TermPriority,
   ThresholdOccurrences,
 } from './alert-model.js';
+import { checkIncidentTemplates } from './incident-annotations.js';
 
 /** NerdGraph's AlertsNrqlConditionStaticInput as the domain takes it (seconds, enum strings). */
 export interface NrqlConditionInput {
@@ -18,6 +19,9 @@ export interface NrqlConditionInput {
   readonly facets?: readonly string[];
   readonly description?: string | null;
   readonly runbookUrl?: string | null;
+  readonly titleTemplate?: string | null;
+  readonly targetEntity?: string | null;
+  readonly dataAccountId?: number | null;
   readonly terms?: ReadonlyArray<{
     readonly priority: TermPriority;
     readonly operator: TermOperator;
@@ -25,11 +29,13 @@ export interface NrqlConditionInput {
     readonly thresholdDuration: number;
     readonly thresholdOccurrences: ThresholdOccurrences;
     readonly disableHealthStatusReporting?: boolean | null;
+    readonly disableEventCreation?: boolean | null;
   }>;
   readonly signal?: Partial<{ [K in keyof ConditionSignal]: ConditionSignal[K] | null }> | null;
   readonly expiration?: Partial<{ [K in keyof ConditionExpiration]: ConditionExpiration[K] | null }> | null;
   readonly violationTimeLimitSeconds?: number | null;
   readonly entityTargets?: readonly string[];
+  readonly apmMetric?: NrqlCondition['apmMetric'];
 }
 
 /** One entry of NerdGraph's `extensions.validationErrors`. */
@@ -83,6 +89,7 @@ export function buildNrqlCondition(
     thresholdDuration: t.thresholdDuration,
     thresholdOccurrences: t.thresholdOccurrences,
     disableHealthStatusReporting: t.disableHealthStatusReporting ?? false,
+    disableEventCreation: t.disableEventCreation ?? false,
   }));
 
   if (input.name.length < 1 || input.name.length > 128) errors.push({ name: 'name', reason: 'Name must be between 1 and 128 characters' });
@@ -130,6 +137,10 @@ export function buildNrqlCondition(
       errors.push({ name: 'terms[].thresholdDuration', reason: `Term duration must be a multiple of the ${what} (${step} seconds) but was ${term.thresholdDuration} seconds` });
     }
   }
+  errors.push(...checkIncidentTemplates(input));
+  if (input.dataAccountId != null && input.dataAccountId !== ids.accountId) {
+    errors.push({ name: 'nrql.dataAccountId', reason: `A condition reads the data of its own account (${ids.accountId}), not of account ${input.dataAccountId}` });
+  }
   if (errors.length > 0) return { condition: null, errors };
   return {
     condition: {
@@ -142,11 +153,15 @@ export function buildNrqlCondition(
       facets: input.facets ?? [],
       description: input.description ?? null,
       runbookUrl: input.runbookUrl ?? null,
+      titleTemplate: input.titleTemplate ?? null,
+      targetEntity: input.targetEntity ?? null,
+      dataAccountId: input.dataAccountId ?? null,
       terms,
       signal,
       expiration,
       violationTimeLimitSeconds: limit,
       ...(input.entityTargets !== undefined ? { entityTargets: input.entityTargets } : {}),
+      ...(input.apmMetric !== undefined ? { apmMetric: input.apmMetric } : {}),
     },
     errors: [],
   };

@@ -11,6 +11,13 @@ import {
 /** Default issue auto-close window (New Relic: 3 days, 1–30 days). */
 export const DEFAULT_ISSUE_TTL_MS = 3 * 24 * 60 * 60_000;
 
+/** An account's issue settings (aiIssuesUpdateGracePeriod, aiIssuesUpdateIssueTtl), in milliseconds. */
+export interface IssueSettings {
+  /** How long a new issue stays CREATED before it activates, by its priority (0: at once). */
+  readonly gracePeriodMs: Readonly<Record<IssuePriority, number>>;
+  readonly issueTtlMs: number;
+}
+
 /** Issues as plain JSON-able data (persisted by the store). */
 export interface IssueTrackerState {
   issues: Record<string, Issue>;
@@ -40,16 +47,39 @@ export function issueKey(policy: AlertPolicy, incident: Incident): string {
 
 /**
  * Rolls incidents into issues and runs the issue state machine (reference §4.9–§4.10): CREATED →
- * ACTIVATED (grace period 0: at once) → CLOSED when its last incident closes, a user resolves it, or
+ * ACTIVATED (at once, or once the account's grace period for its priority has passed; an issue whose
+ * incidents all close first closes without activating and notifies nobody) → CLOSED when its last incident closes, a user resolves it, or
  * its TTL passes. A closed issue never reopens; priority is the highest of its incidents; ack leaves
  * the state alone. Every transition is returned as an IssueEvent for workflows.
  */
 export class IssueTracker {
+  private readonly settings = new Map<number, IssueSettings>();
+
   constructor(
     readonly state: IssueTrackerState,
     private readonly newId: () => string,
     private readonly issueTtlMs = DEFAULT_ISSUE_TTL_MS,
   ) {}
+
+  /** An account's grace periods and TTL; accounts without settings activate at once and close after issueTtlMs. */
+  setSettings(accountId: number, settings: IssueSettings): void {
+    this.settings.set(accountId, settings);
+  }
+
+  private graceMs(issue: Issue): number {
+    return this.settings.get(issue.accountId)?.gracePeriodMs[issue.priority] ?? 0;
+  }
+
+  /** CREATED issues whose grace period (for their priority now) has passed activate. */
+  activateDue(now: number): IssueEvent[] {
+    const out: IssueEvent[] = [];
+    for (const id of Object.values(this.state.openByKey)) {
+      const issue = this.state.issues[id]!;
+      if (issue.state !== 'CREATED' || now < issue.createdAt + this.graceMs(issue)) continue;
+      out.push(eventOf(this.update(id, { state: 'ACTIVATED', activatedAt: now, updatedAt: now, lastTrigger: 'STATE_CHANGE' }), 'STATE_CHANGE'));
+    }
+    return out;
+  }
 
   /** Joins the open issue of the incident's key or creates one; returns the issue id and its events. */
   incidentOpened(policy: AlertPolicy, incident: Incident, now: number): { issueId: string; events: IssueEvent[] } {
@@ -71,6 +101,8 @@ export class IssueTracker {
         conditionIds: [incident.conditionId],
         conditionNames: [incident.conditionName],
         titles: [incident.title],
+        descriptions: [incident.description ?? incident.title],
+        mutedIncidentIds: incident.mutingRuleId ? [incident.id] : [],
         entityNames: [entity],
         createdAt: now,
         activatedAt: null,
@@ -84,8 +116,10 @@ export class IssueTracker {
       this.state.issues[issue.id] = issue;
       this.state.openByKey[key] = issue.id;
       events.push(eventOf(issue, 'INCIDENT_ADDED'));
-      const activated = this.update(issue.id, { state: 'ACTIVATED', activatedAt: now, updatedAt: now, lastTrigger: 'STATE_CHANGE' });
-      events.push(eventOf(activated, 'STATE_CHANGE'));
+      if (this.graceMs(issue) === 0) {
+        const activated = this.update(issue.id, { state: 'ACTIVATED', activatedAt: now, updatedAt: now, lastTrigger: 'STATE_CHANGE' });
+        events.push(eventOf(activated, 'STATE_CHANGE'));
+      }
       return { issueId: issue.id, events };
     }
     const issue = this.state.issues[openId]!;
@@ -96,6 +130,8 @@ export class IssueTracker {
       conditionIds: union(issue.conditionIds, incident.conditionId),
       conditionNames: union(issue.conditionNames, incident.conditionName),
       titles: [...issue.titles, incident.title],
+      descriptions: [...(issue.descriptions ?? issue.titles), incident.description ?? incident.title],
+      mutedIncidentIds: [...(issue.mutedIncidentIds ?? []), ...(incident.mutingRuleId ? [incident.id] : [])],
       entityNames: union(issue.entityNames, entity),
       updatedAt: now,
       lastTrigger: 'INCIDENT_ADDED',
@@ -134,6 +170,14 @@ export class IssueTracker {
     return { ...eventOf(unacked, 'USER_ACTION'), action: 'UNACK' };
   }
 
+  /** A user marks the issue as being investigated: its state stays; workflows with INVESTIGATING hear of it. */
+  markAsInvestigating(issueId: string, now: number): IssueEvent | null {
+    const issue = this.state.issues[issueId];
+    if (issue === undefined || issue.state === 'CLOSED') return null;
+    const marked = this.update(issueId, { updatedAt: now, lastTrigger: 'USER_ACTION' });
+    return { ...eventOf(marked, 'USER_ACTION'), action: 'MARK_AS_INVESTIGATING' };
+  }
+
   /** Closes the issue (user resolve or TTL); the caller closes its open incidents. */
   closeIssue(issueId: string, now: number, trigger: IssueTrigger, closedBy: string | null, extra: Partial<Issue> = {}): IssueEvent {
     const issue = this.state.issues[issueId]!;
@@ -147,7 +191,7 @@ export class IssueTracker {
   expired(now: number): string[] {
     return Object.values(this.state.openByKey)
       .map((id) => this.state.issues[id]!)
-      .filter((issue) => now >= issue.createdAt + this.issueTtlMs)
+      .filter((issue) => now >= issue.createdAt + (this.settings.get(issue.accountId)?.issueTtlMs ?? this.issueTtlMs))
       .map((issue) => issue.id);
   }
 
@@ -159,7 +203,8 @@ export class IssueTracker {
 }
 
 function eventOf(issue: Issue, trigger: IssueTrigger): IssueEvent {
-  return { issueId: issue.id, state: issue.state, trigger, priority: issue.priority, updatedAt: issue.updatedAt };
+  const event = { issueId: issue.id, state: issue.state, trigger, priority: issue.priority, updatedAt: issue.updatedAt };
+  return issue.state === 'CLOSED' && issue.activatedAt === null ? { ...event, neverActivated: true } : event;
 }
 
 function union<T>(list: readonly T[], item: T): T[] {

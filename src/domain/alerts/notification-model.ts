@@ -55,4 +55,14 @@ export interface Workflow {
   readonly createdAt: number;
   readonly updatedAt: number;
   readonly lastRun: number | null;
+  /** NRQL enrichments, kept and shown (not run); absent in workflows saved before they were kept. */
+  readonly enrichments?: readonly WorkflowEnrichment[];
+}
+
+export interface WorkflowEnrichment {
+  readonly id: string;
+  readonly name: string;
+  readonly queries: readonly string[];
+  readonly createdAt: number;
+  readonly updatedAt: number;
 }

@@ -11,7 +11,7 @@ export const DEFAULT_NOTIFICATION_TRIGGERS: readonly NotificationTrigger[] = ['A
  * never sent: events of an issue that has not activated yet (state CREATED) notify nobody.
  */
 export function notificationTriggerOf(event: IssueEvent): NotificationTrigger | null {
-  if (event.state === 'CREATED') return null;
+  if (event.state === 'CREATED' || event.neverActivated) return null;
   if (event.state === 'CLOSED') return 'CLOSED';
   switch (event.trigger) {
     case 'STATE_CHANGE':
@@ -19,7 +19,7 @@ export function notificationTriggerOf(event: IssueEvent): NotificationTrigger | 
     case 'PRIORITY_CHANGED':
       return 'PRIORITY_CHANGED';
     case 'USER_ACTION':
-      return event.action === 'ACK' ? 'ACKNOWLEDGED' : 'OTHER_UPDATES';
+      return event.action === 'ACK' ? 'ACKNOWLEDGED' : event.action === 'MARK_AS_INVESTIGATING' ? 'INVESTIGATING' : 'OTHER_UPDATES';
     case 'INCIDENT_ADDED':
     case 'INCIDENT_CLOSED':
       return 'OTHER_UPDATES';

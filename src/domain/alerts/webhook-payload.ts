@@ -1,4 +1,5 @@
 import type { Issue, IssueEvent } from './alert-model.js';
+import { issueMutingState } from './muting-rules.js';
 
 /** The variables a channel's payload template can name (reference §5.3), for one issue event. */
 export function templateVariables(issue: Issue, event: IssueEvent, workflowName: string, origin: string): Record<string, unknown> {
@@ -25,10 +26,10 @@ export function templateVariables(issue: Issue, event: IssueEvent, workflowName:
     closedIncidentsCount: issue.incidentIds.length - issue.openIncidentIds.length,
     incidentIds: issue.incidentIds,
     impactedEntitiesCount: issue.entityNames.length,
-    mutingState: 'NOT_MUTED',
+    mutingState: issueMutingState(issue),
     nrAccountId: issue.accountId,
     workflowName,
-    annotations: { title: issue.titles, description: issue.titles },
+    annotations: { title: issue.titles, description: issue.descriptions ?? issue.titles },
     accumulations: {
       policyName: [issue.policyName],
       conditionName: issue.conditionNames,

@@ -67,6 +67,8 @@ export interface AgentRuns {
    */
   holdRun(runId: string): () => void;
   shutdownRun(runId: string): Promise<void>;
+  /** Every run the catalog holds, shut down or live (alerting's expected terminations); optional per engine. */
+  allRuns?(): Iterable<AgentRun>;
   /**
    * Removes runs idle for `runIdleMs` and instances idle for `instanceIdleMs` (see
    * `RUN_IDLE_EXPIRY_MS`, `INSTANCE_IDLE_EXPIRY_MS`), and hosts left without an instance, from

@@ -2,13 +2,18 @@ import { DOUBLE, INTEGER, LIST, VARCHAR, listValue, type DuckDBConnection, type 
 import type { AlertPolicy, Incident, Issue, NrqlCondition } from '../../domain/alerts/alert-model.js';
 import type { ConditionEvaluatorState } from '../../domain/alerts/condition-evaluator.js';
 import type { Channel, Destination, Workflow } from '../../domain/alerts/notification-model.js';
-import type { AlertRecords, AlertSnapshot, AlertStateChange, NotificationConfig, OutboxEntry, StoredCondition, StoredPolicy } from '../alert-records.js';
+import type { MutingRule } from '../../domain/alerts/muting-rules.js';
+import type { IssueSettings } from '../../domain/alerts/issue-tracker.js';
+import type { LegacyChannel } from '../../domain/alerts/legacy-channel.js';
+import type {
+  AlertRecords, AlertSnapshot, AlertStateChange, Numbered, NotificationConfig, OutboxEntry, RestIdKind, RestIncidentQuery, RestIssueQuery, StoredCondition, StoredPolicy,
+} from '../alert-records.js';
 
 const NOTIFICATION_TABLES = { destination: 'alert_destinations', channel: 'alert_channels', workflow: 'alert_workflows' } as const;
 import type { Database } from './database.js';
 import { withOwnConnection } from './own-connection.js';
 
-/** Alerting's tables (migration 8). Writes run in one transaction each, on a connection of their own. */
+/** Alerting's tables (migrations 8 and 12). Writes run in one transaction each, on a connection of their own. */
 export class DuckDbAlertRecords implements AlertRecords {
   constructor(private readonly db: Database) {}
 
@@ -32,8 +37,42 @@ export class DuckDbAlertRecords implements AlertRecords {
     };
   }
 
-  async nextId(kind: 'policy' | 'condition'): Promise<number> {
-    const sequence = kind === 'policy' ? 'alert_policy_ids' : 'alert_condition_ids';
+  async loadMutingRules(): Promise<MutingRule[]> {
+    return (await this.db.all<{ body: string }>('SELECT body FROM alert_muting_rules ORDER BY id')).map((r) => JSON.parse(r.body) as MutingRule);
+  }
+
+  async nextMutingRuleId(): Promise<number> {
+    const reader = await withOwnConnection(this.db, (c) => c.runAndReadAll("SELECT nextval('alert_muting_rule_ids') AS id"));
+    return Number(reader.getRowObjectsJS()[0]!.id);
+  }
+
+  saveMutingRule(rule: MutingRule): Promise<void> {
+    return this.transaction(async (c) => {
+      await c.run('DELETE FROM alert_muting_rules WHERE id = $1', [Number(rule.id)]);
+      await c.run('INSERT INTO alert_muting_rules VALUES ($1, $2, $3)', [Number(rule.id), rule.accountId, JSON.stringify(rule)]);
+    });
+  }
+
+  deleteMutingRule(accountId: number, id: string): Promise<void> {
+    return this.transaction(async (c) => {
+      await c.run('DELETE FROM alert_muting_rules WHERE account_id = $1 AND id = $2', [accountId, Number(id)]);
+    });
+  }
+
+  async loadIssueSettings(): Promise<Array<{ accountId: number; settings: IssueSettings }>> {
+    const rows = await this.db.all<{ account_id: number; body: string }>('SELECT account_id, body FROM alert_issue_settings ORDER BY account_id');
+    return rows.map((r) => ({ accountId: Number(r.account_id), settings: JSON.parse(r.body) as IssueSettings }));
+  }
+
+  saveIssueSettings(accountId: number, settings: IssueSettings): Promise<void> {
+    return this.transaction(async (c) => {
+      await c.run('DELETE FROM alert_issue_settings WHERE account_id = $1', [accountId]);
+      await c.run('INSERT INTO alert_issue_settings VALUES ($1, $2)', [accountId, JSON.stringify(settings)]);
+    });
+  }
+
+  async nextId(kind: 'policy' | 'condition' | 'legacyChannel'): Promise<number> {
+    const sequence = kind === 'policy' ? 'alert_policy_ids' : kind === 'condition' ? 'alert_condition_ids' : 'alert_legacy_channel_ids';
     const reader = await withOwnConnection(this.db, (c) => c.runAndReadAll(`SELECT nextval('${sequence}') AS id`));
     return Number(reader.getRowObjectsJS()[0]!.id);
   }
@@ -102,6 +141,8 @@ export class DuckDbAlertRecords implements AlertRecords {
         [issues.map((i) => i.closedAt), EPOCH_MS],
         [issues.map((i) => JSON.stringify(i)), VARCHAR],
       ]);
+      await numberNew(c, 'incident', change.incidents.map((i) => i.id));
+      await numberNew(c, 'issue', change.issues.map((i) => i.id));
       // A key already in the outbox (or earlier in this change) is not added again.
       const seen = new Set<string>();
       const entries = outbox.filter((e) => !seen.has(e.key) && seen.add(e.key));
@@ -182,6 +223,99 @@ export class DuckDbAlertRecords implements AlertRecords {
     return rows.map((r) => ({ ...(JSON.parse(r.body) as OutboxEntry), status: r.status, attempts: Number(r.attempts) }));
   }
 
+  async restNumbers(kind: RestIdKind, ids: readonly string[]): Promise<Map<string, number>> {
+    const out = new Map<string, number>();
+    if (ids.length === 0) return out;
+    const known = await this.readNumbers(kind, ids);
+    if (ids.some((id) => !known.has(id))) {
+      await this.transaction((c) => numberNew(c, kind, ids));
+      return this.readNumbers(kind, ids);
+    }
+    return known;
+  }
+
+  async restIdOf(kind: RestIdKind, accountId: number, number: number): Promise<string | undefined> {
+    const table = kind === 'incident' ? 'alert_incidents' : 'alert_issues';
+    const rows = await this.db.all<{ id: string }>(
+      `SELECT r.id FROM alert_rest_ids r JOIN ${table} t ON t.id = r.id WHERE r.kind = $1 AND r.number = $2 AND t.account_id = $3`,
+      [kind, number, accountId],
+    );
+    return rows[0]?.id;
+  }
+
+  async restIssues(accountId: number, query: RestIssueQuery): Promise<Array<Numbered<Issue>>> {
+    const params: DuckDBValue[] = [accountId, query.limit, query.offset];
+    let where = 'i.account_id = $1';
+    if (query.onlyOpen) where += " AND i.state <> 'CLOSED'";
+    if (query.ids !== undefined) {
+      if (query.ids.length === 0) return [];
+      params.push(listValue([...query.ids]));
+      where += ` AND list_contains($${params.length}, i.id)`;
+    }
+    const order = query.byLatest === true
+      ? "greatest(i.created_at, coalesce(i.closed_at, 0), coalesce(CAST(json_extract_string(i.body, '$.acknowledgedAt') AS BIGINT), 0))"
+      : 'i.created_at';
+    const rows = await this.db.all<{ body: string; number: bigint }>(
+      `SELECT i.body, r.number FROM alert_issues i JOIN alert_rest_ids r ON r.kind = 'issue' AND r.id = i.id
+        WHERE ${where} ORDER BY ${order} DESC, r.number DESC LIMIT $2 OFFSET $3`,
+      params,
+    );
+    return rows.map((r) => ({ number: Number(r.number), value: JSON.parse(r.body) as Issue }));
+  }
+
+  async restIncidents(accountId: number, query: RestIncidentQuery): Promise<Array<Numbered<Incident>>> {
+    const params: DuckDBValue[] = [accountId, query.limit, query.offset];
+    const opened = "CAST(json_extract_string(i.body, '$.openedAt') AS BIGINT)";
+    let where = 'i.account_id = $1';
+    if (query.onlyOpen) where += ' AND i.closed_at IS NULL';
+    if (query.openedFrom !== undefined) {
+      params.push(query.openedFrom);
+      where += ` AND ${opened} >= $${params.length}`;
+    }
+    if (query.openedTo !== undefined) {
+      params.push(query.openedTo);
+      where += ` AND ${opened} <= $${params.length}`;
+    }
+    if (query.ids !== undefined) {
+      if (query.ids.length === 0) return [];
+      params.push(listValue([...query.ids]));
+      where += ` AND list_contains($${params.length}, i.id)`;
+    }
+    const order = query.byLatest === true ? `greatest(${opened}, coalesce(CAST(json_extract_string(i.body, '$.closedAt') AS BIGINT), 0))` : opened;
+    const rows = await this.db.all<{ body: string; number: bigint }>(
+      `SELECT i.body, r.number FROM alert_incidents i JOIN alert_rest_ids r ON r.kind = 'incident' AND r.id = i.id
+        WHERE ${where} ORDER BY ${order} DESC, r.number DESC LIMIT $2 OFFSET $3`,
+      params,
+    );
+    return rows.map((r) => ({ number: Number(r.number), value: JSON.parse(r.body) as Incident }));
+  }
+
+  async legacyChannels(): Promise<LegacyChannel[]> {
+    const rows = await this.db.all<{ body: string }>('SELECT body FROM alert_legacy_channels ORDER BY id');
+    return rows.map((r) => JSON.parse(r.body) as LegacyChannel);
+  }
+
+  saveLegacyChannel(channel: LegacyChannel): Promise<void> {
+    return this.transaction(async (c) => {
+      await c.run('DELETE FROM alert_legacy_channels WHERE id = $1', [channel.id]);
+      await c.run('INSERT INTO alert_legacy_channels VALUES ($1, $2, $3)', [channel.id, channel.accountId, JSON.stringify(channel)]);
+    });
+  }
+
+  deleteLegacyChannel(accountId: number, id: number): Promise<void> {
+    return this.transaction(async (c) => {
+      await c.run('DELETE FROM alert_legacy_channels WHERE account_id = $1 AND id = $2', [accountId, id]);
+    });
+  }
+
+  private async readNumbers(kind: RestIdKind, ids: readonly string[]): Promise<Map<string, number>> {
+    const rows = await this.db.all<{ id: string; number: bigint }>(
+      'SELECT id, number FROM alert_rest_ids WHERE kind = $1 AND list_contains($2, id)',
+      [kind, listValue([...ids])],
+    );
+    return new Map(rows.map((r) => [r.id, Number(r.number)]));
+  }
+
   private transaction(work: (c: DuckDBConnection) => Promise<void>): Promise<void> {
     return withOwnConnection(this.db, async (c) => {
       await c.run('BEGIN TRANSACTION');
@@ -219,4 +353,20 @@ function latestById<T extends { readonly id: string }>(items: readonly T[]): T[]
   const byId = new Map<string, T>();
   for (const item of items) byId.set(item.id, item);
   return [...byId.values()];
+}
+
+const NUMBER_SEQUENCE: Readonly<Record<RestIdKind, string>> = { incident: 'alert_incident_numbers', issue: 'alert_issue_numbers' };
+
+/** Numbers the ids of `kind` that have none yet, in the order given (inside the caller's transaction). */
+async function numberNew(c: DuckDBConnection, kind: RestIdKind, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  const reader = await c.runAndReadAll('SELECT id FROM alert_rest_ids WHERE kind = $1 AND list_contains($2, id)', [kind, listValue([...ids])]);
+  const known = new Set(reader.getRowObjectsJS().map((r) => String(r.id)));
+  const fresh = [...new Set(ids)].filter((id) => !known.has(id));
+  if (fresh.length === 0) return;
+  // Three statements whatever the count (a cycle may open thousands): the numbers, in order, then one
+  // insert zipping them with the ids, so the n-th id given gets the n-th number.
+  const drawn = await c.runAndReadAll(`SELECT nextval('${NUMBER_SEQUENCE[kind]}') AS n FROM range($1) ORDER BY n`, [fresh.length]);
+  const numbers = drawn.getRowObjectsJS().map((r) => Number(r.n));
+  await c.run('INSERT INTO alert_rest_ids SELECT $1, unnest($2), unnest($3)', [kind, listValue(fresh), listValue(numbers)]);
 }

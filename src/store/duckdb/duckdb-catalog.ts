@@ -92,6 +92,7 @@ export class DuckDbCatalog implements Catalog {
   hostsOf(appId: number): Host[] { return this.apps.hostsOf(appId); }
   instancesOf(appId: number): Instance[] { return this.apps.instancesOf(appId); }
   run(runId: string): AgentRun | undefined { return this.runs.get(runId); }
+  allRuns(): Iterable<AgentRun> { return this.runs.all(); }
 
   async connect(accountId: number, facts: ConnectFacts): Promise<{ run: AgentRun; primary: Application }> {
     return this.w.mutex.run(async () => {

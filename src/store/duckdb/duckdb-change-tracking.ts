@@ -1,5 +1,6 @@
 import type { DuckDBValue } from '@duckdb/node-api';
 import type { BatchWriter } from '../batch-writer.js';
+import type { DataEngine } from '../data-engine.js';
 import {
   CHANGE_TRACKING_EVENT_TYPE, DEPLOYMENT_CATEGORY, DEPLOYMENT_EVENT_TYPE, type AttributeValue, type ChangeTrackingRecords, type Deployment,
 } from '../deployments.js';
@@ -13,7 +14,12 @@ import { withOwnConnection } from './own-connection.js';
  * ids from the `deployment_ids` sequence, REST deletions in `deleted_deployments`.
  */
 export class DuckDbChangeTrackingRecords implements ChangeTrackingRecords {
-  constructor(private readonly db: Database, private readonly writer: Pick<BatchWriter, 'write'>) {}
+  constructor(
+    private readonly db: Database,
+    private readonly writer: Pick<BatchWriter, 'write'>,
+    /** Where the events are when another engine holds them (ClickHouse); the DuckDB file otherwise. */
+    private readonly data?: Pick<DataEngine, 'changeTrackingEvents'>,
+  ) {}
 
   async append(accountId: number, appId: number, timestamp: number, eventType: string, attributes: string): Promise<void> {
     const rows = new Rows(CUSTOM_EVENTS);
@@ -22,6 +28,7 @@ export class DuckDbChangeTrackingRecords implements ChangeTrackingRecords {
   }
 
   async find(accountId: number, appId: number, id: number): Promise<Deployment | undefined> {
+    if (this.data) return this.findIn(this.data, accountId, appId, id);
     const rows = await this.db.all<DeploymentRow>(
       `SELECT account_id, app_id, epoch_ms(timestamp) AS ms, attributes FROM custom_events
        WHERE ${DEPLOYMENT_ROWS} AND ${DEPLOYMENT_ID} = $3
@@ -29,6 +36,24 @@ export class DuckDbChangeTrackingRecords implements ChangeTrackingRecords {
       [accountId, appId, id],
     );
     return rows.length === 0 ? undefined : deploymentOf(rows[0]!);
+  }
+
+  /** The same rules as DEPLOYMENT_ROWS, over the events another engine returns. */
+  private async findIn(data: Pick<DataEngine, 'changeTrackingEvents'>, accountId: number, appId: number, id: number): Promise<Deployment | undefined> {
+    if ((await this.deletedDeploymentIds(accountId, appId)).includes(id)) return undefined;
+    for (const event of await data.changeTrackingEvents(accountId, appId)) {
+      let a: Record<string, unknown>;
+      try {
+        a = JSON.parse(event.attributes) as Record<string, unknown>;
+      } catch {
+        continue;
+      }
+      const source = a['service.source'];
+      if (a.category !== DEPLOYMENT_CATEGORY || Number(a.deploymentId) !== id || !Number.isSafeInteger(Number(a.deploymentId))) continue;
+      if (typeof source !== 'string' || !source.startsWith('timeslice:')) continue;
+      return deploymentOf({ account_id: accountId, app_id: appId, ms: BigInt(event.timeMs), attributes: event.attributes });
+    }
+    return undefined;
   }
 
   async deletedDeploymentIds(accountId: number, appId: number): Promise<number[]> {

@@ -5,7 +5,12 @@ import { Deployments } from '../deployments.js';
 import type { EntityStores } from '../entity-stores.js';
 import { Mutex } from '../mutex.js';
 import { DuckDbPlanExecutor } from './duckdb-plan-executor.js';
-import type { Store, StoreStatus, UpkeepOptions, UpkeepReport } from '../store.js';
+import type { Store, StoreEngine, StoreStatus, UpkeepOptions, UpkeepReport } from '../store.js';
+import type { BatchWriter } from '../batch-writer.js';
+import type { DataEngine } from '../data-engine.js';
+import type { PlanExecutor } from '../plan-executor.js';
+import { SplitWriter } from '../split-writer.js';
+import type { TraceStore } from '../traces.js';
 import { stat } from 'node:fs/promises';
 import { Database } from './database.js';
 import { DuckDbAlertRecords } from './duckdb-alert-records.js';
@@ -35,6 +40,12 @@ export interface DuckDbStoreOptions {
   readonly maxMetricNamesPerApp?: number;
   /** How often idle runs and instances are looked for; 0 = never (then only `expireIdle()`). */
   readonly expireEveryMs: number;
+  /**
+   * Another engine for timeslices, events and traces (ClickHouse): then this file keeps the
+   * catalog, metric index, entity stores, deployments' deletions and alert state, and plans,
+   * traces, rollups and retention are the data engine's.
+   */
+  readonly data?: DataEngine;
 }
 
 /** DuckDB read connections: fewer than libuv's 4 pool threads (see `open`). */
@@ -42,32 +53,49 @@ const READ_CONNECTIONS = 3;
 
 /** The embedded store: one DuckDB file under the data directory. */
 export class DuckDbStore implements Store {
-  readonly engine = 'duckdb' as const;
+  readonly engine: StoreEngine;
+  /** Plans are read here: DuckDB's executor, or the data engine's. */
+  readonly executor: PlanExecutor;
+  /** Ingest writes here: DuckDB's writer, or one that hands the data engine its tables' rows. */
+  readonly writer: BatchWriter;
+  readonly traces: TraceStore;
   private expiryTimer: NodeJS.Timeout | undefined;
   private closing: Promise<void> | undefined;
 
   private constructor(
     /** The database, for tests and tools that look at its tables. */
     readonly db: Database,
-    readonly writer: DuckDbBatchWriter,
-    readonly executor: DuckDbPlanExecutor,
+    /** The DuckDB file's own writer (metric names and presence always go through it). */
+    readonly duckdbWriter: DuckDbBatchWriter,
+    /** The DuckDB file's own executor (idle with a data engine). */
+    readonly duckdbExecutor: DuckDbPlanExecutor,
     readonly catalog: DuckDbCatalog,
     readonly metrics: DuckDbMetricIndex,
     readonly entities: EntityStores,
     readonly deployments: Deployments,
-    readonly traces: DuckDbTraceStore,
+    duckdbTraces: DuckDbTraceStore,
     readonly alerts: DuckDbAlertRecords,
     private readonly compactor: TimesliceCompactor,
     /** Rollups and retention; for tests and tools that look at its state. */
     readonly upkeep: TimesliceUpkeep,
     private readonly expireEveryMs: number,
     private readonly path: string,
-  ) {}
+    writer: BatchWriter,
+    /** The data engine, when timeslices, events and traces are not in this file. */
+    readonly data: DataEngine | undefined,
+  ) {
+    this.engine = data?.engine ?? 'duckdb';
+    this.executor = data?.executor ?? duckdbExecutor;
+    this.writer = writer;
+    this.traces = data?.traces ?? duckdbTraces;
+  }
 
   static async open(options: DuckDbStoreOptions): Promise<DuckDbStore> {
     const path = join(options.dataDir, 'timeslice.duckdb');
     const db = await Database.open({ path, memoryLimit: options.memoryLimit, ...(options.threads ? { threads: options.threads } : {}) });
-    const writer = new DuckDbBatchWriter(db.appendConnection, options.maxQueuedRows);
+    const duckdbWriter = new DuckDbBatchWriter(db.appendConnection, options.maxQueuedRows);
+    const data = options.data;
+    const writer: BatchWriter = data ? new SplitWriter(duckdbWriter, data.writer, (table) => data.holds(table)) : duckdbWriter;
     // Every DuckDB call holds one of libuv's 4 pool threads while it runs: with 4 long reads the
     // batch writer's BEGIN and COMMIT waited for one to end (ingest acks of minutes in
     // bench/starvation.ts). Three read connections leave one thread to ingest.
@@ -78,30 +106,38 @@ export class DuckDbStore implements Store {
       const metrics = await DuckDbMetricIndex.load(db, writer, clock, {
         ...(options.maxMetricNamesPerApp !== undefined ? { maxMetricNamesPerApp: options.maxMetricNamesPerApp } : {}),
       });
+      data?.useMetricIndex(metrics);
       const storeMaintenance = new Mutex();
       const entities = await loadDuckDbEntityStores(db, clock);
       // Deleting an application deletes its key transactions and browser side from these stores too.
-      const dependents = [entities.keyTransactions, entities.browserApplications];
+      const dependents = [entities.keyTransactions, entities.browserApplications, ...(data ? [data] : [])];
       const catalog = await DuckDbCatalog.load(db, clock, {
         metrics, storeMaintenance, dependents, ...(options.expiry ? { expiry: options.expiry } : {}),
       });
       // Instances expired before a restart come back from metric_presence: fold them again.
       catalog.retireForgottenInstances();
-      const deployments = new Deployments(new DuckDbChangeTrackingRecords(db, writer), clock);
+      const deployments = new Deployments(new DuckDbChangeTrackingRecords(db, writer, data), clock);
       const compactor = new TimesliceCompactor(db, clock, options.compaction, storeMaintenance);
       upkeep = await TimesliceUpkeep.load(db, clock, options.upkeep, storeMaintenance);
-      return new DuckDbStore(db, writer, executor, catalog, metrics, entities, deployments, new DuckDbTraceStore(db), new DuckDbAlertRecords(db), compactor, upkeep, options.expireEveryMs, path);
+      return new DuckDbStore(
+        db, duckdbWriter, executor, catalog, metrics, entities, deployments, new DuckDbTraceStore(db), new DuckDbAlertRecords(db), compactor, upkeep,
+        options.expireEveryMs, path, writer, data,
+      );
     } catch (error) {
       executor.close();
       await writer.close().catch(() => undefined);
+      await data?.close().catch(() => undefined);
       await db.close().catch(() => undefined);
       throw error;
     }
   }
 
   start(): void {
-    this.compactor.start();
-    this.upkeep.start();
+    if (this.data) this.data.start();
+    else {
+      this.compactor.start();
+      this.upkeep.start();
+    }
     if (this.expireEveryMs > 0 && !this.expiryTimer) {
       this.expiryTimer = setInterval(() => void this.catalog.expireIdle().catch(() => undefined), this.expireEveryMs);
       this.expiryTimer.unref();
@@ -109,14 +145,16 @@ export class DuckDbStore implements Store {
   }
 
   compactOnce(): Promise<number> {
-    return this.compactor.compactOnce();
+    // ClickHouse keeps its parts sorted by application, metric and time itself.
+    return this.data ? Promise.resolve(0) : this.compactor.compactOnce();
   }
 
   maintain(): Promise<UpkeepReport> {
-    return this.upkeep.runOnce();
+    return this.data ? this.data.maintain() : this.upkeep.runOnce();
   }
 
   async status(): Promise<StoreStatus> {
+    if (this.data) return { engine: this.engine, ...(await this.data.status()) };
     let sizeBytes = 0;
     for (const file of [this.path, `${this.path}.wal`]) sizeBytes += await stat(file).then((s) => s.size, () => 0);
     const runs = this.upkeep.lastRuns;
@@ -140,8 +178,9 @@ export class DuckDbStore implements Store {
       clearInterval(this.expiryTimer);
       await this.compactor.stop();
       await this.upkeep.stop();
-      this.executor.close();
+      this.duckdbExecutor.close();
       await this.writer.close();
+      await this.data?.close();
       await this.db.close();
     })());
   }

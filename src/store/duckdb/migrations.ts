@@ -453,4 +453,44 @@ DROP TABLE api_keys;
 ALTER TABLE api_keys_v10 RENAME TO api_keys;
 `,
   },
+  {
+    version: 11,
+    name: 'alerts: numeric REST v2 ids for incidents and issues, REST notification channels',
+    sql: `
+-- REST v2 addresses incidents (its "violations") and issues (its "incidents") by integer; NerdGraph by
+-- UUID. One number per (kind, UUID), from one sequence per kind, assigned in the transaction that first
+-- stores the incident or issue and never changed, so both APIs name the same object for good.
+CREATE SEQUENCE alert_incident_numbers START 1;
+CREATE SEQUENCE alert_issue_numbers START 1;
+CREATE TABLE alert_rest_ids (
+  kind VARCHAR NOT NULL,            -- 'incident' (REST violation) or 'issue' (REST incident)
+  id VARCHAR NOT NULL,              -- the UUID NerdGraph shows
+  number BIGINT NOT NULL            -- the id REST v2 shows
+);
+-- What earlier versions stored gets its numbers in the order it happened.
+INSERT INTO alert_rest_ids
+  SELECT 'incident', id, nextval('alert_incident_numbers') FROM (SELECT id FROM alert_incidents ORDER BY opened_at, id);
+INSERT INTO alert_rest_ids
+  SELECT 'issue', id, nextval('alert_issue_numbers') FROM (SELECT id FROM alert_issues ORDER BY created_at, id);
+-- REST v2's notification channels (alerts_channels): integer ids; the body holds the type, the
+-- configuration as sent (secrets included: they are needed to deliver) and the linked policies.
+CREATE SEQUENCE alert_legacy_channel_ids START 1;
+CREATE TABLE alert_legacy_channels (
+  id INTEGER NOT NULL,
+  account_id INTEGER NOT NULL,
+  body VARCHAR NOT NULL
+);
+`,
+  },
+  {
+    version: 12,
+    name: 'alert muting rules and issue settings',
+    sql: `
+-- NerdGraph's alertsMutingRule*: the rule as JSON (conditions, schedule, who made it); integer ids.
+CREATE SEQUENCE alert_muting_rule_ids START 1;
+CREATE TABLE alert_muting_rules (id INTEGER NOT NULL, account_id INTEGER NOT NULL, body VARCHAR NOT NULL);
+-- aiIssuesUpdateGracePeriod / aiIssuesUpdateIssueTtl: an account's grace periods by priority and issue TTL (ms), as JSON.
+CREATE TABLE alert_issue_settings (account_id INTEGER NOT NULL, body VARCHAR NOT NULL);
+`,
+  },
 ];

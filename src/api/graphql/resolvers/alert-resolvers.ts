@@ -5,6 +5,10 @@ import type { StoredCondition, StoredPolicy } from '../../../store/alert-records
 import type { GraphContext } from '../graph-context.js';
 import { GraphError } from '../graph-errors.js';
 import { checkedWindow } from '../time-window-input.js';
+import { issueMutingState, mutingRuleStatus, zonedIso, type MutingRule, type MutingRuleUser } from '../../../domain/alerts/muting-rules.js';
+import { MutingRuleError, type MutingRuleInput } from '../../../alerts/muting-rule-service.js';
+import { IssueSettingsError, type IssueSettingsService } from '../../../alerts/issue-settings-service.js';
+import type { IssueSettings } from '../../../domain/alerts/issue-tracker.js';
 
 /*
  * NerdGraph's alerting surface over the AlertService: policies and NRQL static conditions
@@ -29,6 +33,35 @@ function alertsOf(ctx: GraphContext): AlertService {
 function aiopsGuid(accountId: number, type: string, id: string): string {
   return Buffer.from(`${accountId}|AIOPS|${type}|${id}`, 'utf8').toString('base64').replace(/=+$/, '');
 }
+
+/** A muting rule as NerdGraph's AlertsMutingRule; schedule times carry their zone's offset. */
+function mutingRuleView(r: MutingRule, now: number) {
+  const user = (u: MutingRuleUser | null) => (u === null ? null : { id: u.id, name: u.name, email: u.email, gravatar: null });
+  const s = r.schedule;
+  const zoned = (naive: string | null) => (naive === null || s === null ? null : zonedIso(naive, s.timeZone));
+  return {
+    accountId: r.accountId, actionOnMutingRuleWindowEnded: r.actionOnMutingRuleWindowEnded, condition: r.condition, createdAt: new Date(r.createdAt).toISOString(),
+    createdBy: r.createdBy?.id ?? null, createdByUser: user(r.createdBy), description: r.description, enabled: r.enabled, id: r.id, name: r.name,
+    schedule: s === null ? null : {
+      startTime: zoned(s.startTime), endTime: zoned(s.endTime), timeZone: s.timeZone, repeat: s.repeat, endRepeat: zoned(s.endRepeat),
+      repeatCount: s.repeatCount, weeklyRepeatDays: s.weeklyRepeatDays,
+    },
+    status: mutingRuleStatus(r, now), updatedAt: new Date(r.updatedAt).toISOString(), updatedBy: r.updatedBy?.id ?? null, updatedByUser: user(r.updatedBy),
+  };
+}
+
+/** A muting rule call: validation refusals as NerdGraph's Validation Error, a rule not held as Not Found. */
+function mutingCall<T>(work: () => T | Promise<T>): Promise<T> {
+  return Promise.resolve().then(work).catch((error: unknown) => {
+    if (error instanceof MutingRuleError) {
+      if (error.validationErrors.length > 0) throw new GraphError('BAD_USER_INPUT', 'Validation Error', { code: 'BAD_USER_INPUT', validationErrors: error.validationErrors });
+      throw new GraphError('BAD_USER_INPUT', error.message, { code: 'BAD_USER_INPUT' });
+    }
+    throw error;
+  });
+}
+
+const ruleUser = (ctx: GraphContext): MutingRuleUser => ({ id: ctx.principal.userId, name: ctx.principal.userName, email: ctx.principal.userEmail });
 
 /** Runs a service call, turning its refusals into NerdGraph's error shapes. */
 async function alertCall<T>(work: () => Promise<T>): Promise<T> {
@@ -66,13 +99,13 @@ function conditionView(stored: StoredCondition) {
     type: 'STATIC',
     description: c.description,
     runbookUrl: c.runbookUrl,
-    titleTemplate: null,
+    titleTemplate: c.titleTemplate ?? null,
     entityGuid: aiopsGuid(c.accountId, 'CONDITION', c.id),
-    targetEntity: null,
-    nrql: { query: c.query, dataAccountId: null, evaluationOffset: null },
+    targetEntity: c.targetEntity ?? null,
+    nrql: { query: c.query, dataAccountId: c.dataAccountId ?? null, evaluationOffset: null },
     signal: { ...c.signal, evaluationOffset: null },
     expiration: c.expiration,
-    terms: c.terms.map((t) => ({ ...t, disableEventCreation: false, prediction: null })),
+    terms: c.terms.map((t) => ({ ...t, disableEventCreation: t.disableEventCreation ?? false, prediction: null })),
     valueFunction: 'SINGLE_VALUE',
     violationTimeLimit: limitEnum(c.violationTimeLimitSeconds),
     violationTimeLimitSeconds: c.violationTimeLimitSeconds,
@@ -88,14 +121,17 @@ interface TermInput {
   thresholdDuration: number;
   thresholdOccurrences: 'ALL' | 'AT_LEAST_ONCE';
   disableHealthStatusReporting?: boolean | null;
+  disableEventCreation?: boolean | null;
 }
 
 interface ConditionGraphInput {
   name?: string | null;
   enabled?: boolean | null;
-  nrql?: { query?: string | null } | null;
+  nrql?: { query?: string | null; dataAccountId?: number | null } | null;
   description?: string | null;
   runbookUrl?: string | null;
+  titleTemplate?: string | null;
+  targetEntity?: string | null;
   terms?: TermInput[] | null;
   signal?: Record<string, unknown> | null;
   expiration?: Record<string, unknown> | null;
@@ -116,6 +152,9 @@ function createInput(input: ConditionGraphInput): NrqlConditionInput {
     query: input.nrql?.query ?? '',
     description: input.description ?? null,
     runbookUrl: input.runbookUrl ?? null,
+    titleTemplate: input.titleTemplate ?? null,
+    targetEntity: input.targetEntity ?? null,
+    dataAccountId: input.nrql?.dataAccountId ?? null,
     terms: input.terms ?? [],
     signal: (input.signal ?? null) as NrqlConditionInput['signal'],
     expiration: (input.expiration ?? null) as NrqlConditionInput['expiration'],
@@ -138,6 +177,9 @@ function mergedInput(current: NrqlCondition, input: ConditionGraphInput): NrqlCo
     query: input.nrql?.query ?? current.query,
     description: has('description') ? (input.description ?? null) : current.description,
     runbookUrl: has('runbookUrl') ? (input.runbookUrl ?? null) : current.runbookUrl,
+    titleTemplate: has('titleTemplate') ? (input.titleTemplate ?? null) : (current.titleTemplate ?? null),
+    targetEntity: has('targetEntity') ? (input.targetEntity ?? null) : (current.targetEntity ?? null),
+    dataAccountId: input.nrql != null && Object.prototype.hasOwnProperty.call(input.nrql, 'dataAccountId') ? (input.nrql.dataAccountId ?? null) : (current.dataAccountId ?? null),
     terms: input.terms ?? current.terms,
     signal: (has('signal') ? overlay(current.signal, input.signal) : current.signal) as NrqlConditionInput['signal'],
     expiration: (has('expiration') ? overlay(current.expiration, input.expiration) : current.expiration) as NrqlConditionInput['expiration'],
@@ -164,6 +206,14 @@ const includesFolded = (text: string, part: string) => text.toLowerCase().includ
 /** `actor.account(id).alerts`: the account was checked by `actor.account`. */
 export class AlertsAccountView {
   constructor(private readonly accountId: number) {}
+
+  mutingRule(args: { id: string }, ctx: GraphContext) {
+    return mutingCall(() => mutingRuleView(alertsOf(ctx).mutingRules.get(this.accountId, args.id), ctx.nowMs));
+  }
+
+  mutingRules(_args: unknown, ctx: GraphContext) {
+    return alertsOf(ctx).mutingRules.list(this.accountId).map((r) => mutingRuleView(r, ctx.nowMs));
+  }
 
   policy(args: { id: string }, ctx: GraphContext) {
     const found = alertsOf(ctx).policies(this.accountId).find((p) => p.policy.id === args.id);
@@ -239,7 +289,7 @@ function issueView(issue: Issue, ctx: GraphContext) {
     conditionProduct: issue.conditionIds.map(() => 'NRQL'),
     createdAt: issue.createdAt,
     deepLinkUrl: [`${ctx.origin}/accounts/${issue.accountId}/issues/${issue.id}`],
-    description: issue.titles,
+    description: issue.descriptions ?? issue.titles,
     entityGuids: [],
     entityNames: issue.entityNames,
     entityTypes: [],
@@ -249,7 +299,7 @@ function issueView(issue: Issue, ctx: GraphContext) {
     isCorrelated: false,
     isIdle: false,
     issueId: issue.id,
-    mutingState: 'NOT_MUTED',
+    mutingState: issueMutingState(issue),
     origins: ['Alerts'],
     policyIds: [Number(issue.policyId)],
     policyName: [issue.policyName],
@@ -272,7 +322,7 @@ function incidentView(incident: Incident, ctx: GraphContext) {
     closedAt: incident.closedAt,
     conditionFamilyId: incident.conditionId,
     createdAt: incident.openedAt,
-    description: [incident.title],
+    description: [incident.description ?? incident.title],
     entityGuids: null,
     entityNames: target,
     entityTypes: null,
@@ -292,6 +342,10 @@ function incidentView(incident: Incident, ctx: GraphContext) {
 export class AiIssuesAccountView {
   constructor(private readonly accountId: number) {}
 
+  configByEnvironment(_args: unknown, ctx: GraphContext) {
+    return { config: issueConfigView(alertsOf(ctx).issueSettings.get(this.accountId)) };
+  }
+
   async issues(args: { cursor?: string | null; filter?: IssueFilter | null; timeWindow?: { startTime: number; endTime: number } | null }, ctx: GraphContext) {
     const { start, end } = windowOf(ctx, args.timeWindow);
     const f = args.filter ?? {};
@@ -304,7 +358,7 @@ export class AiIssuesAccountView {
         (f.conditionIds ? i.conditionIds.some((c) => f.conditionIds!.includes(Number(c))) : true) &&
         (f.isAcknowledged !== undefined && f.isAcknowledged !== null ? (i.acknowledgedAt !== null) === f.isAcknowledged : true) &&
         (f.isCorrelated === true ? false : true) &&
-        (f.mutingStates ? f.mutingStates.includes('NOT_MUTED') : true) &&
+        (f.mutingStates ? f.mutingStates.includes(issueMutingState(i)) : true) &&
         (f.sources ? f.sources.includes('newrelic') : true) &&
         (f.contains ? i.titles.some((t) => includesFolded(t, f.contains!)) : true),
     );
@@ -328,13 +382,33 @@ export class AiIssuesAccountView {
 
 type Root = unknown;
 
-async function issueAction(ctx: GraphContext, args: { accountId: number; issueId: string }, action: 'ACK' | 'UNACK' | 'RESOLVE') {
+/** AiIssuesEnvironmentConfiguration: what Timeslice keeps (grace periods, TTL); the rest null. */
+function issueConfigView(s: IssueSettings) {
+  return {
+    flappingInterval: null, inactivePeriod: null, incidentTimeout: null, maxIssueSize: null,
+    gracePeriod: (['CRITICAL', 'HIGH', 'MEDIUM', 'LOW'] as const).map((priority) => ({ priority, period: s.gracePeriodMs[priority] / 1000 })),
+    issueTtl: s.issueTtlMs / 1000,
+  };
+}
+
+async function issueConfigChange(ctx: GraphContext, accountId: number, change: (service: IssueSettingsService) => Promise<IssueSettings>) {
+  if (!ctx.canRead(accountId)) return { config: null, error: `Access denied: this API key cannot reach account ${accountId}` };
+  try {
+    return { config: issueConfigView(await change(alertsOf(ctx).issueSettings)), error: null };
+  } catch (error) {
+    if (error instanceof IssueSettingsError) return { config: null, error: error.message };
+    throw error;
+  }
+}
+
+async function issueAction(ctx: GraphContext, args: { accountId: number; issueId: string }, action: 'ACK' | 'UNACK' | 'RESOLVE' | 'MARK_AS_INVESTIGATING') {
   if (!ctx.canRead(args.accountId)) return { error: `Access denied: this API key cannot reach account ${args.accountId}`, result: null };
   const alerts = alertsOf(ctx);
   const user = ctx.principal.userName;
   const done =
     action === 'ACK' ? await alerts.acknowledge(args.accountId, args.issueId, user)
     : action === 'UNACK' ? await alerts.unacknowledge(args.accountId, args.issueId)
+    : action === 'MARK_AS_INVESTIGATING' ? await alerts.markAsInvestigating(args.accountId, args.issueId)
     : await alerts.resolve(args.accountId, args.issueId, user);
   if (!done) return { error: `Issue ${args.issueId} Not Found in account ${args.accountId}, or it is closed`, result: null };
   return { error: null, result: { accountId: args.accountId, action, issueId: args.issueId } };
@@ -371,8 +445,31 @@ export const alertResolvers = {
       ctx.requireAccount(args.accountId);
       return alertCall(async () => ({ id: (await alertsOf(ctx).deleteCondition(args.accountId, args.id)).id }));
     },
+    alertsMutingRuleCreate: (_r: Root, args: { accountId: number; rule: MutingRuleInput }, ctx: GraphContext) => {
+      ctx.requireAccount(args.accountId);
+      return mutingCall(async () => mutingRuleView(await alertsOf(ctx).mutingRules.create(args.accountId, args.rule, ruleUser(ctx)), ctx.nowMs));
+    },
+    alertsMutingRuleUpdate: (_r: Root, args: { accountId: number; id: string; rule: MutingRuleInput }, ctx: GraphContext) => {
+      ctx.requireAccount(args.accountId);
+      return mutingCall(async () => mutingRuleView(await alertsOf(ctx).mutingRules.update(args.accountId, args.id, args.rule, ruleUser(ctx)), ctx.nowMs));
+    },
+    alertsMutingRuleDelete: (_r: Root, args: { accountId: number; id: string }, ctx: GraphContext) => {
+      ctx.requireAccount(args.accountId);
+      return mutingCall(async () => ({ id: await alertsOf(ctx).mutingRules.delete(args.accountId, args.id) }));
+    },
     aiIssuesAckIssue: (_r: Root, args: { accountId: number; issueId: string }, ctx: GraphContext) => issueAction(ctx, args, 'ACK'),
+    aiIssuesUpdateGracePeriod: (_r: Root, args: { accountId: number; gracePeriod: { critical: number; high: number; medium: number; low: number } }, ctx: GraphContext) =>
+      issueConfigChange(ctx, args.accountId, (s) => s.updateGracePeriod(args.accountId, { CRITICAL: args.gracePeriod.critical, HIGH: args.gracePeriod.high, MEDIUM: args.gracePeriod.medium, LOW: args.gracePeriod.low })),
+    aiIssuesUpdateIssueTtl: (_r: Root, args: { accountId: number; issueTtl: number }, ctx: GraphContext) =>
+      issueConfigChange(ctx, args.accountId, (s) => s.updateIssueTtl(args.accountId, args.issueTtl)),
     aiIssuesUnackIssue: (_r: Root, args: { accountId: number; issueId: string }, ctx: GraphContext) => issueAction(ctx, args, 'UNACK'),
+    aiIssuesMarkAsInvestigating: (_r: Root, args: { accountId: number; issueId: string }, ctx: GraphContext) => issueAction(ctx, args, 'MARK_AS_INVESTIGATING'),
     aiIssuesResolveIssue: (_r: Root, args: { accountId: number; issueId: string }, ctx: GraphContext) => issueAction(ctx, args, 'RESOLVE'),
+    aiIssuesCloseIncident: async (_r: Root, args: { accountId: number; incidentId: string }, ctx: GraphContext) => {
+      const answer = (error: string | null) => ({ accountId: args.accountId, incidentId: args.incidentId, error });
+      if (!ctx.canRead(args.accountId)) return answer(`Access denied: this API key cannot reach account ${args.accountId}`);
+      const done = await alertsOf(ctx).closeIncident(args.accountId, args.incidentId);
+      return answer(done ? null : `Incident ${args.incidentId} Not Found in account ${args.accountId}, or it is closed`);
+    },
   },
 };

@@ -4,7 +4,7 @@ import { entityTags } from './entity-resolvers.js';
 
 /*
  * Entity fields of NerdGraph that real clients select but Timeslice does not track (golden
- * metrics and tags, service levels, alert violations, relationships, metric normalization rules).
+ * metrics and tags, service levels, relationships, metric normalization rules).
  * Each answers what NerdGraph answers for an entity that has none of it: an empty list, or, where
  * the field's type holds a non-null list, an object around an empty one. The entity types
  * Timeslice never returns (dashboards, hosts, workloads, …) need no resolvers: they exist in the
@@ -27,8 +27,6 @@ const OUTLINE = {
 /** Fields of full entity types only. */
 const FULL = {
   ...OUTLINE,
-  // Timeslice has no alert conditions, so no entity has had a violation.
-  recentAlertViolations: () => [],
   // Timeslice keeps no relationships between entities.
   relatedEntities: () => ({ nextCursor: null, results: [] }),
   // Timeslice keeps no relationships between entities.

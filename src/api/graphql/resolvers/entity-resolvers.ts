@@ -4,6 +4,7 @@ import { parseCondition } from '../../../nrql/parser.js';
 import type { Condition } from '../../../nrql/ast.js';
 import type { GraphContext } from '../graph-context.js';
 import { GraphError } from '../graph-errors.js';
+import { checkedWindow } from '../time-window-input.js';
 import { ENTITY_KINDS, apmEntity, entityName, guidOf, type GraphEntity } from '../entity-model.js';
 import { AccountView } from './account-view.js';
 import { runNrql, type NrqlArgs } from './nrql-resolvers.js';
@@ -90,7 +91,33 @@ function entityCondition(entity: GraphEntity): Condition {
 export function entityAlertSeverity(e: GraphEntity, ctx: GraphContext): string {
   const alerts = ctx.services.alerts;
   if (alerts === undefined) return 'NOT_CONFIGURED';
-  return alerts.alertSeverity(e.accountId, { names: [entityName(e), e.record.name, e.guid, String(e.record.id)] });
+  return alerts.alertSeverity(e.accountId, alertTarget(e));
+}
+
+const alertTarget = (e: GraphEntity) => ({ names: [entityName(e), e.record.name, e.guid, String(e.record.id)] });
+
+/** alertViolations / recentAlertViolations answer at most this many. */
+export const MAX_ALERT_VIOLATIONS = 500;
+
+/**
+ * An entity's incidents as NerdGraph's EntityAlertViolation: the incident's title as `label`, its term's
+ * priority as `level` and `alertSeverity`, data-time `openedAt` / `closedAt`. `violationId` is the
+ * incident's REST v2 violation id (NerdGraph's is an Int); `violationUrl` links the incident's issue.
+ */
+async function alertViolations(e: GraphEntity, ctx: GraphContext, from: number, to: number, count: number) {
+  const alerts = ctx.services.alerts;
+  if (alerts === undefined) return [];
+  const incidents = await alerts.entityIncidents(e.accountId, alertTarget(e), from, to);
+  const shown = incidents.slice(0, count);
+  const numbers = await alerts.restNumbers('incident', shown.map((i) => i.id));
+  return shown.map((i) => {
+    const level = i.termKey === 'WARNING' ? 'WARNING' : 'CRITICAL';
+    return {
+      violationId: numbers.get(i.id) ?? null, label: i.title, level, alertSeverity: level, openedAt: i.openedAt, closedAt: i.closedAt,
+      agentUrl: `${ctx.origin}/redirect/entity/${e.guid}`,
+      violationUrl: i.issueId === null ? null : `${ctx.origin}/accounts/${i.accountId}/issues/${i.issueId}`,
+    };
+  });
 }
 
 /** Fields of every entity and outline type (NerdGraph's `EntityOutline` and `Entity` interfaces). */
@@ -113,6 +140,15 @@ const COMMON: Record<string, Resolver<any>> = {
 
 /** Fields only full entities (`entity(guid)`) have. */
 const FULL: Record<string, Resolver<any>> = {
+  alertViolations: (e, args: { startTime: number; endTime: number }, ctx) => {
+    const window = checkedWindow(args.startTime, args.endTime, 'alertViolations');
+    return alertViolations(e, ctx, window.start, window.end, MAX_ALERT_VIOLATIONS);
+  },
+  recentAlertViolations: (e, args: { count?: number | null }, ctx) => {
+    const count = args.count ?? 10;
+    if (!Number.isInteger(count) || count < 1 || count > MAX_ALERT_VIOLATIONS) throw GraphError.invalidInput(`recentAlertViolations.count must be between 1 and ${MAX_ALERT_VIOLATIONS}`);
+    return alertViolations(e, ctx, 0, ctx.nowMs, count);
+  },
   nrdbQuery: (e, args: NrqlArgs & { nrql: string }, ctx) => {
     // The entity's condition has nowhere to go in SHOW EVENT TYPES: it would answer for the whole account.
     if (/^\s*show\b/i.test(args.nrql)) throw GraphError.invalidInput('nrdbQuery takes a SELECT query: the entity condition is added to its WHERE');

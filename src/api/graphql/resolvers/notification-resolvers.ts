@@ -59,7 +59,12 @@ function workflowView(w: Workflow, alerts: AlertService) {
       const destination = channel === undefined ? undefined : alerts.notifier.destinations.get(channel.destinationId);
       return { channelId: d.channelId, name: channel?.name ?? '', type: destination?.type ?? channel?.type ?? 'WEBHOOK', notificationTriggers: d.notificationTriggers, updateOriginalMessage: d.updateOriginalMessage };
     }),
-    destinationsEnabled: w.destinationsEnabled, enrichments: [], enrichmentsEnabled: w.enrichmentsEnabled, guid: guidOf(w.accountId, 'WORKFLOW', w.id), id: w.id,
+    destinationsEnabled: w.destinationsEnabled,
+    enrichments: (w.enrichments ?? []).map((e) => ({
+      accountId: w.accountId, configurations: e.queries.map((query) => ({ __typename: 'AiWorkflowsNrqlConfiguration', query })), createdAt: iso(e.createdAt),
+      id: e.id, name: e.name, type: 'NRQL', updatedAt: iso(e.updatedAt),
+    })),
+    enrichmentsEnabled: w.enrichmentsEnabled, guid: guidOf(w.accountId, 'WORKFLOW', w.id), id: w.id,
     issuesFilter: { accountId: w.accountId, ...w.issuesFilter }, lastRun: iso(w.lastRun), mutingRulesHandling: w.mutingRulesHandling, name: w.name,
     updatedAt: iso(w.updatedAt), workflowEnabled: w.workflowEnabled,
   };
@@ -73,6 +78,33 @@ function notificationPayload<T, V>(outcome: Outcome<T>, key: string, view: (valu
     return { [key]: null, error: errors[0] ?? null, errors };
   }
   return { [key]: view(outcome.value), error: null, errors: [] };
+}
+
+/** A test's answer: SUCCESS or FAIL with what happened; a refusal (not found, invalid input) is a FAIL with its errors. */
+function testPayload(outcome: Outcome<{ ok: boolean; details: string }>) {
+  if (outcome.value === null) {
+    const errors = responseErrors(outcome.errors);
+    return { result: 'FAIL', details: outcome.errors[0]?.description ?? null, evidence: null, error: errors[0] ?? null, errors };
+  }
+  return { result: outcome.value.ok ? 'SUCCESS' : 'FAIL', details: outcome.value.details, evidence: null, error: null, errors: [] };
+}
+
+interface DestinationUpdate {
+  name?: string | null;
+  active?: boolean | null;
+  properties?: { key: string; value: string; label?: string | null }[] | null;
+  auth?: Parameters<AlertService['notifications']['saveDestination']>[1]['auth'];
+  secureUrl?: { prefix?: string | null; secureSuffix?: string | null } | null;
+}
+
+/** A stored destination with an update's fields applied (absent ones keep their values). */
+function updatedDestination(alerts: AlertService, destinationId: string, d: DestinationUpdate): Parameters<AlertService['notifications']['saveDestination']>[1] {
+  const current = alerts.notifier.destinations.get(destinationId);
+  const secureUrl = d.secureUrl ? { prefix: d.secureUrl.prefix ?? current?.secureUrl?.prefix ?? '', secureSuffix: d.secureUrl.secureSuffix ?? current?.secureUrl?.secureSuffix ?? '' } : null;
+  return {
+    name: d.name ?? current?.name ?? '', type: current?.type ?? 'WEBHOOK', properties: d.properties ?? current?.properties.map((p) => ({ ...p })) ?? [],
+    auth: d.auth ?? null, secureUrl, active: d.active ?? null,
+  };
 }
 
 const unauthorized = (accountId: number): NotificationError => ({ type: 'UNAUTHORIZED_ACCOUNT', description: `Access denied: this API key cannot reach account ${accountId}` });
@@ -187,18 +219,31 @@ export const notificationResolvers = {
       if (!ctx.canRead(accountId)) return notificationPayload({ value: null, errors: [unauthorized(accountId)] }, 'destination', destinationView);
       return notificationPayload(await alertsOf(ctx).notifications.saveDestination(accountId, args.destination), 'destination', destinationView);
     },
-    aiNotificationsUpdateDestination: async (_r: Root, args: { accountId?: number | null; destinationId: string; destination: { name?: string | null; active?: boolean | null; properties?: { key: string; value: string; label?: string | null }[] | null; auth?: Parameters<AlertService['notifications']['saveDestination']>[1]['auth']; secureUrl?: { prefix?: string | null; secureSuffix?: string | null } | null } }, ctx: GraphContext) => {
+    aiNotificationsUpdateDestination: async (_r: Root, args: { accountId?: number | null; destinationId: string; destination: DestinationUpdate }, ctx: GraphContext) => {
       const accountId = accountOf(ctx, args.accountId);
       if (!ctx.canRead(accountId)) return notificationPayload({ value: null, errors: [unauthorized(accountId)] }, 'destination', destinationView);
       const alerts = alertsOf(ctx);
-      const current = alerts.notifier.destinations.get(args.destinationId);
-      const d = args.destination;
-      const secureUrl = d.secureUrl ? { prefix: d.secureUrl.prefix ?? current?.secureUrl?.prefix ?? '', secureSuffix: d.secureUrl.secureSuffix ?? current?.secureUrl?.secureSuffix ?? '' } : null;
-      const input = {
-        name: d.name ?? current?.name ?? '', type: current?.type ?? 'WEBHOOK', properties: d.properties ?? current?.properties.map((p) => ({ ...p })) ?? [],
-        auth: d.auth ?? null, secureUrl, active: d.active ?? null,
-      };
-      return notificationPayload(await alerts.notifications.saveDestination(accountId, input, args.destinationId), 'destination', destinationView);
+      return notificationPayload(await alerts.notifications.saveDestination(accountId, updatedDestination(alerts, args.destinationId, args.destination), args.destinationId), 'destination', destinationView);
+    },
+    aiNotificationsTestDestination: async (_r: Root, args: { accountId?: number | null; destination: Parameters<AlertService['notifications']['saveDestination']>[1] }, ctx: GraphContext) => {
+      const accountId = accountOf(ctx, args.accountId);
+      if (!ctx.canRead(accountId)) return testPayload({ value: null, errors: [unauthorized(accountId)] });
+      return testPayload(await alertsOf(ctx).notifications.testDestination(accountId, args.destination));
+    },
+    aiNotificationsTestDestinationById: async (_r: Root, args: { accountId?: number | null; destinationId: string; destination?: DestinationUpdate | null }, ctx: GraphContext) => {
+      const accountId = accountOf(ctx, args.accountId);
+      if (!ctx.canRead(accountId)) return testPayload({ value: null, errors: [unauthorized(accountId)] });
+      const alerts = alertsOf(ctx);
+      const input = args.destination ? updatedDestination(alerts, args.destinationId, args.destination) : null;
+      return testPayload(await alerts.notifications.testDestination(accountId, input, args.destinationId));
+    },
+    aiNotificationsTestChannel: async (_r: Root, args: { accountId: number; channel: Parameters<AlertService['notifications']['testChannel']>[1] }, ctx: GraphContext) => {
+      if (!ctx.canRead(args.accountId)) return testPayload({ value: null, errors: [unauthorized(args.accountId)] });
+      return testPayload(await alertsOf(ctx).notifications.testChannel(args.accountId, args.channel));
+    },
+    aiNotificationsTestChannelById: async (_r: Root, args: { accountId: number; channelId: string }, ctx: GraphContext) => {
+      if (!ctx.canRead(args.accountId)) return testPayload({ value: null, errors: [unauthorized(args.accountId)] });
+      return testPayload(await alertsOf(ctx).notifications.testChannel(args.accountId, null, args.channelId));
     },
     aiNotificationsDeleteDestination: async (_r: Root, args: { accountId?: number | null; destinationId: string }, ctx: GraphContext) => {
       const accountId = accountOf(ctx, args.accountId);
@@ -262,5 +307,6 @@ function workflowInput(input: WorkflowGraphInput): Partial<WorkflowInput> {
     ...(input.workflowEnabled != null ? { workflowEnabled: input.workflowEnabled } : {}),
     ...(input.destinationsEnabled != null ? { destinationsEnabled: input.destinationsEnabled } : {}),
     ...(input.enrichmentsEnabled != null ? { enrichmentsEnabled: input.enrichmentsEnabled } : {}),
+    ...(input.enrichments != null ? { enrichments: input.enrichments } : {}),
   };
 }
