@@ -112,3 +112,19 @@ test('rollups and retention: TIMESLICE_UPKEEP_EVERY_MS, TIMESLICE_ROLLUP_AFTER_M
   assert.throws(() => resolveServeConfig({}, { TIMESLICE_RETENTION: 'minute=3 days' }), (e: unknown) => e instanceof ConfigError
     && e.message === "TIMESLICE_RETENTION: minute must be a whole number of minutes, hours or days (90m, 12h, 8d) or 'forever', got '3 days'");
 });
+
+test('the shared catalog: none by default; TIMESLICE_CATALOG or --catalog (the flag wins); only a postgres:// URL with a host and a database', () => {
+  assert.equal(resolveServeConfig({}, {}).catalog, undefined);
+  assert.equal(resolveServeConfig({}, { TIMESLICE_CATALOG: '' }).catalog, undefined);
+  assert.equal(resolveServeConfig({}, { TIMESLICE_CATALOG: 'postgres://ts@db:5432/timeslice' }).catalog, 'postgres://ts@db:5432/timeslice');
+  assert.equal(resolveServeConfig({ catalog: 'postgresql://ts@other/t2' }, { TIMESLICE_CATALOG: 'postgres://ts@db/t' }).catalog, 'postgresql://ts@other/t2');
+  const refused: [string, string][] = [
+    ['mysql://db/timeslice', 'TIMESLICE_CATALOG must be a postgres:// URL, got a mysql:// one'],
+    ['db:5432/timeslice', 'TIMESLICE_CATALOG must be a postgres:// URL, got a db:// one'],
+    ['not a url', "TIMESLICE_CATALOG must be a URL such as postgres://user@host:5432/database, got 'not a url'"],
+    ['postgres://ts@db:5432', 'TIMESLICE_CATALOG must name a host and a database: postgres://user@host:5432/database'],
+  ];
+  for (const [value, message] of refused) {
+    assert.throws(() => resolveServeConfig({}, { TIMESLICE_CATALOG: value }), (e: unknown) => e instanceof ConfigError && e.message === message, value);
+  }
+});

@@ -19,6 +19,11 @@ export interface ServeConfig {
   readonly store: StoreEngine;
   /** For `clickhouse`: the URL TIMESLICE_STORE gave (clickhouse://host:8123/database[?cluster=name]). */
   readonly storeUrl?: string;
+  /**
+   * TIMESLICE_CATALOG / --catalog: a postgres:// URL keeps the catalog, entity stores, deployment
+   * state, alert state and the background lease in PostgreSQL, shared by every node (docs/scale-out.md).
+   */
+  readonly catalog?: string;
   /** Keys for account 1 instead of generated ones (emulator mode). */
   readonly apiKey?: string;
   readonly licenseKey?: string;
@@ -68,9 +73,28 @@ export interface ServeFlags {
   readonly data?: string;
   /** As TIMESLICE_STORE: `duckdb` or `clickhouse://host:8123/database`. */
   readonly store?: string;
+  readonly catalog?: string;
 }
 
 export class ConfigError extends Error {}
+
+/** A postgres:// URL naming a host and a database; reachability, credentials and version are checked when the store opens. */
+export function catalogUrl(text: string | undefined): string | undefined {
+  if (text === undefined || text === '') return undefined;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new ConfigError(`TIMESLICE_CATALOG must be a URL such as postgres://user@host:5432/database, got '${text}'`);
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
+    throw new ConfigError(`TIMESLICE_CATALOG must be a postgres:// URL, got a ${url.protocol}// one`);
+  }
+  if (url.hostname === '' || url.pathname.replace(/^\//, '') === '') {
+    throw new ConfigError('TIMESLICE_CATALOG must name a host and a database: postgres://user@host:5432/database');
+  }
+  return text;
+}
 
 function port(value: string, what: string): number {
   if (!/^\d+$/.test(value) || Number(value) > 65535) throw new ConfigError(`${what} must be a port number from 0 to 65535, got '${value}'`);
@@ -210,6 +234,7 @@ export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv): S
     collectorPort: port(pick(flags['collector-port'], 'TIMESLICE_COLLECTOR_PORT', '3443'), '--collector-port'),
     dataDir: resolve(pick(flags.data, 'TIMESLICE_DATA', './data')),
     ...storeSetting(flags.store ?? env.TIMESLICE_STORE),
+    ...(catalogUrl(flags.catalog ?? env.TIMESLICE_CATALOG) !== undefined ? { catalog: catalogUrl(flags.catalog ?? env.TIMESLICE_CATALOG)! } : {}),
     ...(env.TIMESLICE_API_KEY ? { apiKey: env.TIMESLICE_API_KEY } : {}),
     ...(env.TIMESLICE_LICENSE_KEY ? { licenseKey: env.TIMESLICE_LICENSE_KEY } : {}),
     ...(env.TIMESLICE_ADMIN_NAME ? { adminName: env.TIMESLICE_ADMIN_NAME } : {}),

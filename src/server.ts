@@ -84,6 +84,7 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
   const databasePath = join(config.dataDir, 'timeslice.duckdb');
   const store = await openStore({
     engine: config.store, ...(config.storeUrl ? { dataUrl: config.storeUrl } : {}), dataDir: config.dataDir, memoryLimit: config.memoryLimit, clock, compaction: config.compaction, upkeep: config.upkeep,
+    ...(config.catalog !== undefined ? { catalogUrl: config.catalog } : {}),
     maxMetricNamesPerApp: config.maxMetricNamesPerApp, ...(options.maxQueuedRows !== undefined ? { maxQueuedRows: options.maxQueuedRows } : {}),
     ...(config.duckdbThreads ? { threads: config.duckdbThreads } : {}),
   });
@@ -159,6 +160,8 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
       log: (message, error) => logger.warn({ err: error }, message),
       writeEvents: (rows) => writer.write(rows),
       ...(options.alertWebhook ? { webhook: options.alertWebhook } : {}),
+      // Where nodes share the alert state, only the lease holder sends what is pending (after reloading).
+      dispatchOnOpen: !store.lease.shared,
       // The API's address once it listens (its port may be chosen by the system).
       origin: () => `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${apiPort}`,
       endedExpectedly: () => expectedTerminations(catalog),
@@ -184,13 +187,29 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
     const keysToShow = createdKeys ?? (config.apiKey && config.licenseKey ? { userKey: config.apiKey, licenseKey: config.licenseKey } : undefined);
     ready = true;
     store.start();
-    alerts.start();
+    // Alerts are evaluated and notifications sent by the one node holding the background lease.
+    const alerting = alerts;
+    // A configuration change made through another node: every node reads alerting's state again.
+    store.alerts.watch?.(() =>
+      alerting.reload({ dispatch: store.lease.held() }).catch((error: unknown) => logger.warn({ err: error }, 'alert state could not be reloaded')));
+    const stopWatching = store.lease.watch((held) => {
+      if (!held) {
+        alerting.pause();
+      } else if (!store.lease.shared) {
+        alerting.start();
+      } else {
+        // Other nodes may have changed alert configuration and state since this one loaded it.
+        alerting.reload().then(
+          () => { if (store.lease.held()) alerting.start(); },
+          (error: unknown) => logger.warn({ err: error }, 'alert state could not be reloaded; alerts not evaluated on this node'),
+        );
+      }
+    });
     const urlHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host;
     const collectorHost = urlHost === '127.0.0.1' ? 'localhost' : urlHost;
     const d = decoder;
     const c = collector;
     const a = api;
-    const alerting = alerts;
     let closing: Promise<void> | undefined;
     return {
       apiUrl: `http://${urlHost}:${apiPort}`,
@@ -206,6 +225,7 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
         await c.close();
         await a.close();
         await d.close();
+        stopWatching();
         await alerting.stop();
         await store.close();
       })()),

@@ -43,6 +43,11 @@ export interface AlertServiceDeps {
   /** Account names and APM applications, for REST channels' payloads (account_name, targets). */
   readonly accountName?: (accountId: number) => string | undefined;
   readonly applications?: (accountId: number) => ReadonlyArray<{ readonly id: number; readonly name: string }>;
+  /**
+   * Whether opening sends the notifications left pending (default true). False where nodes share
+   * the alert state: the node holding the background lease sends them, after `reload`.
+   */
+  readonly dispatchOnOpen?: boolean;
 }
 
 export const DEFAULT_SETTLE_MS = 500;
@@ -106,7 +111,7 @@ export class AlertService {
 
   private constructor(
     private readonly deps: AlertServiceDeps,
-    readonly engine: AlertEngine,
+    private current: AlertEngine,
   ) {
     this.notifier = new Notifier({
       records: deps.records, clock: deps.clock,
@@ -114,11 +119,62 @@ export class AlertService {
       ...(deps.origin ? { origin: deps.origin } : {}), ...(deps.log ? { log: deps.log } : {}),
     });
     this.notifications = new NotificationConfigService(this.notifier, deps.records, deps.clock);
-    this.mutingRules = new MutingRuleService(deps.records, engine, deps.clock, (work) => this.serial(work));
-    this.issueSettings = new IssueSettingsService(deps.records, engine, (work) => this.serial(work));
+    this.mutingRules = new MutingRuleService(deps.records, () => this.current, deps.clock, (work) => this.serial(work));
+    this.issueSettings = new IssueSettingsService(deps.records, () => this.current, (work) => this.serial(work));
+  }
+
+  /** The engine over the state loaded last (at open, or by `reload`). */
+  get engine(): AlertEngine {
+    return this.current;
   }
 
   static async open(deps: AlertServiceDeps): Promise<AlertService> {
+    const loaded = await AlertService.loadEngine(deps);
+    const service = new AlertService(deps, loaded.engine);
+    for (const [key, at] of loaded.times) service.createdAt.set(key, at);
+    await service.notifier.load();
+    await service.mutingRules.load();
+    await service.issueSettings.load();
+    // Notifications committed before a stop (or a kill) and not yet sent go out now, once.
+    if (deps.dispatchOnOpen !== false) {
+      void service.notifier.dispatch().catch((error: unknown) => deps.log?.('notification dispatch failed', error));
+    }
+    return service;
+  }
+
+  /**
+   * Reads configuration and state from the store again, in turn with cycles and changes: where
+   * several nodes share the alert state, what the others changed since this node loaded it (the
+   * server calls it when its node gains the background lease, and when another node changed the
+   * configuration). Then sends what is pending, unless told not to (a node not holding the lease).
+   */
+  reload(options: { readonly dispatch?: boolean } = {}): Promise<void> {
+    return this.serial(async () => {
+      const loaded = await AlertService.loadEngine(this.deps);
+      this.current = loaded.engine;
+      // New evaluators over the stored states: their revisions start again, and every window is new to them.
+      this.committedStates.clear();
+      this.lastRead.clear();
+      // The same service objects (callers hold them), their rules and settings read again into the new engine.
+      await this.mutingRules.load();
+      await this.issueSettings.load();
+      this.createdAt.clear();
+      for (const [key, at] of loaded.times) this.createdAt.set(key, at);
+      // Swapped in one turn: a dispatch running meanwhile never finds a channel missing.
+      const config = await this.deps.records.loadNotificationConfig();
+      this.notifier.destinations.clear();
+      this.notifier.channels.clear();
+      this.notifier.workflows.clear();
+      for (const d of config.destinations) this.notifier.destinations.set(d.id, d);
+      for (const c of config.channels) this.notifier.channels.set(c.id, c);
+      for (const w of config.workflows) this.notifier.workflows.set(w.id, w);
+      if (options.dispatch === false) return;
+      void this.notifier.dispatch().catch((error: unknown) => this.deps.log?.('notification dispatch failed', error));
+    });
+  }
+
+  /** An engine over the store's snapshot, and the policies' and conditions' creation and update times. */
+  private static async loadEngine(deps: AlertServiceDeps): Promise<{ engine: AlertEngine; times: Map<string, number> }> {
     const snapshot = await deps.records.load();
     const issues: Record<string, Issue> = {};
     const openByKey: Record<string, string> = {};
@@ -130,23 +186,18 @@ export class AlertService {
     for (const [id, state] of snapshot.evaluatorStates) evaluators[id] = state;
     const incidents = Object.fromEntries(snapshot.incidents.map((i) => [i.id, i]));
     const engine = new AlertEngine({ evaluators, issues: { issues, openByKey }, incidents }, { newId: randomUUID });
-    const service = new AlertService(deps, engine);
+    const times = new Map<string, number>();
     for (const p of snapshot.policies) {
       engine.setPolicy(p.policy);
-      service.createdAt.set(`p${p.policy.id}`, p.createdAt);
-      service.createdAt.set(`pu${p.policy.id}`, p.updatedAt);
+      times.set(`p${p.policy.id}`, p.createdAt);
+      times.set(`pu${p.policy.id}`, p.updatedAt);
     }
     for (const c of snapshot.conditions) {
       engine.setCondition(c.condition, deps.clock.now());
-      service.createdAt.set(`c${c.condition.id}`, c.createdAt);
-      service.createdAt.set(`cu${c.condition.id}`, c.updatedAt);
+      times.set(`c${c.condition.id}`, c.createdAt);
+      times.set(`cu${c.condition.id}`, c.updatedAt);
     }
-    await service.notifier.load();
-    await service.mutingRules.load();
-    await service.issueSettings.load();
-    // Notifications committed before a stop (or a kill) and not yet sent go out now, once.
-    void service.notifier.dispatch().catch((error: unknown) => deps.log?.('notification dispatch failed', error));
-    return service;
+    return { engine, times };
   }
 
   /**
@@ -178,6 +229,15 @@ export class AlertService {
     return () => this.cycleListeners.delete(listener);
   }
 
+  /** Stops evaluating on the timer and on data, sending nothing more (this node lost the background lease). */
+  pause(): void {
+    this.started = false;
+    clearTimeout(this.timer);
+    clearTimeout(this.dataTimer);
+    this.timer = undefined;
+    this.dataTimer = undefined;
+  }
+
   async stop(): Promise<void> {
     this.started = false;
     clearTimeout(this.timer);
@@ -197,11 +257,13 @@ export class AlertService {
   private runScheduled(): void {
     if (!this.started || this.cycleQueued) return;
     this.cycleQueued = true;
-    this.serial(() => {
+    this.serial(async () => {
       this.cycleQueued = false;
+      // Paused or stopped while this cycle waited its turn.
+      if (!this.started) return;
       this.lastCycleStart = performance.now();
-      if (this.started) this.scheduleTimed(this.deps.intervalMs ?? 60_000);
-      return this.cycle();
+      this.scheduleTimed(this.deps.intervalMs ?? 60_000);
+      await this.cycle();
     }).catch((error: unknown) => this.deps.log?.('alert evaluation failed', error));
   }
 

@@ -23,14 +23,18 @@ export class IssueSettingsService {
 
   constructor(
     private readonly records: AlertRecords,
-    private readonly engine: AlertEngine,
+    /** The engine in force: the service's may be replaced by a reload of the whole state. */
+    private readonly engine: () => AlertEngine,
     private readonly serial: <T>(work: () => Promise<T>) => Promise<T>,
   ) {}
 
+  /** Reads the settings from the store (again, after another node changed them), replacing those held. */
   async load(): Promise<void> {
-    for (const { accountId, settings } of (await this.records.loadIssueSettings?.()) ?? []) {
+    const all = (await this.records.loadIssueSettings?.()) ?? [];
+    this.byAccount.clear();
+    for (const { accountId, settings } of all) {
       this.byAccount.set(accountId, settings);
-      this.engine.setIssueSettings(accountId, settings);
+      this.engine().setIssueSettings(accountId, settings);
     }
   }
 
@@ -61,7 +65,7 @@ export class IssueSettingsService {
       const next = apply(this.get(accountId));
       await this.records.saveIssueSettings(accountId, next);
       this.byAccount.set(accountId, next);
-      this.engine.setIssueSettings(accountId, next);
+      this.engine().setIssueSettings(accountId, next);
       return next;
     });
   }

@@ -32,14 +32,18 @@ export class MutingRuleService {
 
   constructor(
     private readonly records: AlertRecords,
-    private readonly engine: AlertEngine,
+    /** The engine in force: the service's may be replaced by a reload of the whole state. */
+    private readonly engine: () => AlertEngine,
     private readonly clock: Clock,
     private readonly serial: <T>(work: () => Promise<T>) => Promise<T>,
   ) {}
 
+  /** Reads the rules from the store (again, after another node changed them), replacing those held. */
   async load(): Promise<void> {
-    for (const rule of (await this.records.loadMutingRules?.()) ?? []) this.rules.set(rule.id, rule);
-    this.engine.setMutingRules([...this.rules.values()]);
+    const rules = (await this.records.loadMutingRules?.()) ?? [];
+    this.rules.clear();
+    for (const rule of rules) this.rules.set(rule.id, rule);
+    this.engine().setMutingRules([...this.rules.values()]);
   }
 
   list(accountId: number): MutingRule[] {
@@ -83,14 +87,14 @@ export class MutingRuleService {
       const current = this.get(accountId, id);
       await this.records.deleteMutingRule!(accountId, current.id);
       this.rules.delete(current.id);
-      this.engine.setMutingRules([...this.rules.values()]);
+      this.engine().setMutingRules([...this.rules.values()]);
       return current.id;
     });
   }
 
   private put(rule: MutingRule): void {
     this.rules.set(rule.id, rule);
-    this.engine.setMutingRules([...this.rules.values()]);
+    this.engine().setMutingRules([...this.rules.values()]);
   }
 }
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { ConfigError, resolveServeConfig, storeSetting } from '../config.js';
+import { catalogUrl, ConfigError, resolveServeConfig, storeSetting } from '../config.js';
 import { serveCommand } from './serve.js';
 import { DEMO_DATA_DIR, demoCommand } from './demo.js';
 import { queryCommand } from './query.js';
@@ -30,6 +30,8 @@ Options (serve, demo):
   --data <dir>             data directory            (TIMESLICE_DATA, default ./data; demo: ./demo-data)
   --store <engine>         duckdb, or clickhouse://host:8123/database[?cluster=name] for timeslices,
                            events and traces on ClickHouse (TIMESLICE_STORE; docs/scale-out.md)
+  --catalog <url>          keep the catalog and alert state in PostgreSQL, shared by every node
+                           (TIMESLICE_CATALOG=postgres://user@host:5432/database; docs/scale-out.md)
 Options (demo):
   --duration <seconds>     how long to drive traffic (default 150; 0 = until interrupted)
 
@@ -56,6 +58,7 @@ const SERVE_OPTIONS = {
   'collector-port': { type: 'string' },
   data: { type: 'string' },
   store: { type: 'string' },
+  catalog: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -97,7 +100,7 @@ export async function run(argv: readonly string[]): Promise<number> {
           apiKey: values['api-key'] ?? process.env.TIMESLICE_API_KEY,
           json: values.json ?? false,
           style: { utc: values.utc ?? false, wide: values.wide ?? false },
-          ...(values.data !== undefined ? { dataDir: values.data, ...storeSetting(process.env.TIMESLICE_STORE) } : {}),
+          ...(values.data !== undefined ? { dataDir: values.data, ...storeSetting(process.env.TIMESLICE_STORE), ...sharedCatalog() } : {}),
           ...(values.account !== undefined ? { accountId: Number(values.account) } : {}),
           ...(values.timeout !== undefined ? { timeoutSeconds: Number(values.timeout) } : {}),
         });
@@ -121,7 +124,7 @@ export async function run(argv: readonly string[]): Promise<number> {
           noun: command, verb: positionals[0], args: positionals.slice(1), flags,
           url: url ?? defaultUrl(),
           apiKey: apiKey ?? process.env.TIMESLICE_API_KEY,
-          ...(data !== undefined ? { dataDir: data, ...storeSetting(process.env.TIMESLICE_STORE) } : {}),
+          ...(data !== undefined ? { dataDir: data, ...storeSetting(process.env.TIMESLICE_STORE), ...sharedCatalog() } : {}),
         });
       }
       case 'version':
@@ -143,7 +146,7 @@ export async function run(argv: readonly string[]): Promise<number> {
           apiKey: values['api-key'] ?? process.env.TIMESLICE_API_KEY,
           json: values.json ?? false,
           ...(values.data !== undefined
-            ? { dataDir: values.data, ...storeSetting(process.env.TIMESLICE_STORE), upkeep: resolveServeConfig({}, process.env).upkeep }
+            ? { dataDir: values.data, ...storeSetting(process.env.TIMESLICE_STORE), ...sharedCatalog(), upkeep: resolveServeConfig({}, process.env).upkeep }
             : {}),
         });
       }
@@ -172,6 +175,12 @@ export async function run(argv: readonly string[]): Promise<number> {
     }
     throw error;
   }
+}
+
+/** With --data: the shared catalog the data directory's service uses (TIMESLICE_CATALOG), when it has one. */
+function sharedCatalog(): { catalog?: string } {
+  const url = catalogUrl(process.env.TIMESLICE_CATALOG);
+  return url === undefined ? {} : { catalog: url };
 }
 
 function defaultUrl(): string {

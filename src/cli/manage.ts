@@ -22,6 +22,8 @@ export interface ManageCommandOptions {
   readonly store?: StoreEngine;
   /** With `store: 'clickhouse'`: its URL (TIMESLICE_STORE). */
   readonly storeUrl?: string;
+  /** The shared catalog (TIMESLICE_CATALOG) the data directory's service uses. */
+  readonly catalog?: string;
 }
 
 const VERBS: Readonly<Record<string, readonly string[]>> = {
@@ -73,7 +75,7 @@ export async function manageCommand(options: ManageCommandOptions, out: NodeJS.W
   const label = `timeslice ${options.noun} ${options.verb}`;
   let answer: Record<string, unknown>;
   if (options.dataDir !== undefined) {
-    const store = await openStore({ engine: options.store ?? 'duckdb', ...(options.storeUrl ? { dataUrl: options.storeUrl } : {}), dataDir: options.dataDir, memoryLimit: '1GB', clock: systemClock, expireEveryMs: 0 });
+    const store = await openStore({ engine: options.store ?? 'duckdb', ...(options.storeUrl ? { dataUrl: options.storeUrl } : {}), dataDir: options.dataDir, memoryLimit: '1GB', clock: systemClock, expireEveryMs: 0, ...(options.catalog !== undefined ? { catalogUrl: options.catalog } : {}) });
     try {
       answer = await manage(store.catalog, request);
     } catch (error) {

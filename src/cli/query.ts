@@ -17,6 +17,8 @@ export interface QueryCommandOptions {
   readonly store?: StoreEngine;
   /** With `store: 'clickhouse'`: its URL (TIMESLICE_STORE). */
   readonly storeUrl?: string;
+  /** The shared catalog (TIMESLICE_CATALOG) the data directory's service uses. */
+  readonly catalog?: string;
   readonly accountId?: number;
   readonly json: boolean;
   readonly timeoutSeconds?: number;
@@ -26,7 +28,7 @@ export interface QueryCommandOptions {
 /** Runs the query on a data directory in this process: the same engine the service runs. */
 async function runOnDataDirectory(options: QueryCommandOptions & { dataDir: string }): Promise<{ ok: true; answer: NrqlAnswer } | { ok: false; body: ErrorBody }> {
   const store = await openStore({
-    engine: options.store ?? 'duckdb', ...(options.storeUrl ? { dataUrl: options.storeUrl } : {}), dataDir: options.dataDir, memoryLimit: '1GB', clock: systemClock, expireEveryMs: 0,
+    engine: options.store ?? 'duckdb', ...(options.storeUrl ? { dataUrl: options.storeUrl } : {}), dataDir: options.dataDir, memoryLimit: '1GB', clock: systemClock, expireEveryMs: 0, ...(options.catalog !== undefined ? { catalogUrl: options.catalog } : {}),
   });
   try {
     const { executor, catalog, metrics } = store;

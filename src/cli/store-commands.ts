@@ -13,6 +13,8 @@ export interface StoreCommandOptions {
   readonly store?: StoreEngine;
   /** With `store: 'clickhouse'`: its URL (TIMESLICE_STORE). */
   readonly storeUrl?: string;
+  /** The shared catalog (TIMESLICE_CATALOG) the data directory's service uses. */
+  readonly catalog?: string;
   /** Rollups and retention as configured (TIMESLICE_RETENTION…), for `--data`. */
   readonly upkeep?: UpkeepOptions;
   readonly json: boolean;
@@ -30,7 +32,7 @@ export async function storeCommand(options: StoreCommandOptions, out: NodeJS.Wri
   let answer: StoreStatus | UpkeepReport;
   if (options.dataDir !== undefined) {
     const store = await openStore({
-      engine: options.store ?? 'duckdb', ...(options.storeUrl ? { dataUrl: options.storeUrl } : {}), dataDir: options.dataDir, memoryLimit: '1GB', clock: systemClock, expireEveryMs: 0,
+      engine: options.store ?? 'duckdb', ...(options.storeUrl ? { dataUrl: options.storeUrl } : {}), dataDir: options.dataDir, memoryLimit: '1GB', clock: systemClock, expireEveryMs: 0, ...(options.catalog !== undefined ? { catalogUrl: options.catalog } : {}),
       ...(options.upkeep ? { upkeep: options.upkeep } : {}),
     });
     try {

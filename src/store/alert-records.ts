@@ -140,4 +140,11 @@ export interface AlertRecords {
   legacyChannels(): Promise<LegacyChannel[]>;
   saveLegacyChannel(channel: LegacyChannel): Promise<void>;
   deleteLegacyChannel(accountId: number, id: number): Promise<void>;
+  /**
+   * Where other nodes share the records: `changed` is called when another node changed the alert
+   * configuration (policies, conditions, muting rules, issue settings, destinations, channels,
+   * workflows). Changes arriving while the promise it returns is pending are folded into one more
+   * call after it.
+   */
+  watch?(changed: () => Promise<void>): void;
 }

@@ -1,4 +1,5 @@
 import type { AlertRecords } from './alert-records.js';
+import type { BackgroundLease } from './background-lease.js';
 import type { BatchWriter } from './batch-writer.js';
 import type { Catalog } from './catalog.js';
 import type { ExpiredEntries } from './catalog/agent-runs.js';
@@ -141,6 +142,11 @@ export interface Store {
   readonly alerts: AlertRecords;
   /** Error traces, transaction traces and slow SQL as agents sent them. */
   readonly traces: TraceStore;
+  /**
+   * Whether this node runs the work shared by every node (alert evaluation and notification, the
+   * catalog's idle expiry, upkeep of shared data): always, unless the catalog is shared.
+   */
+  readonly lease: BackgroundLease;
   /** Starts background upkeep (compaction, rollups and retention, idle expiry) on timers. */
   start(): void;
   /** Runs one compaction now (moving old timeslices into clustered order); the timeslices moved. */

@@ -20,12 +20,15 @@ export const MODULES: Readonly<Record<string, ModuleRule>> = {
   security: { paths: ['security'], mayImport: [] },
   store: { paths: ['store'], mayImport: ['clock', 'domain', 'plan', 'sql', 'security'] },
   // Opens the engine the configuration names: the one file of the seam that knows the engines.
-  'store/open-store': { paths: ['store/open-store.ts'], mayImport: ['clock', 'domain', 'plan', 'sql', 'security', 'store', 'store/duckdb', 'store/clickhouse'] },
+  'store/open-store': { paths: ['store/open-store.ts'], mayImport: ['clock', 'domain', 'plan', 'sql', 'security', 'store', 'store/duckdb', 'store/clickhouse', 'store/postgres'] },
   'store/duckdb': { paths: ['store/duckdb'], mayImport: ['clock', 'domain', 'plan', 'sql', 'security', 'store', 'duckdb-package'] },
   'duckdb-package': { paths: ['@duckdb/node-api'], mayImport: [], packages: true },
   // Timeslices, events and traces on ClickHouse; the only module that may import @clickhouse/client.
   'store/clickhouse': { paths: ['store/clickhouse'], mayImport: ['clock', 'domain', 'plan', 'sql', 'security', 'store', 'clickhouse-package'] },
   'clickhouse-package': { paths: ['@clickhouse/client'], mayImport: [], packages: true },
+  // The shared catalog and alert state of a scale-out deployment; the only module that may import pg.
+  'store/postgres': { paths: ['store/postgres'], mayImport: ['clock', 'domain', 'plan', 'sql', 'security', 'store', 'pg-package'] },
+  'pg-package': { paths: ['pg'], mayImport: [], packages: true },
   nrql: { paths: ['nrql'], mayImport: ['clock', 'domain', 'plan', 'sql', 'store'] },
   applications: { paths: ['applications'], mayImport: ['clock', 'domain', 'plan', 'nrql', 'store'] },
   // Alerting's service: evaluates conditions through NRQL, keeps its state in the store, sends webhooks.

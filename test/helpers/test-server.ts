@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,6 +26,10 @@ export interface TestServer {
  */
 export async function startTestServer(env: NodeJS.ProcessEnv = {}, options: StartOptions = {}): Promise<TestServer> {
   const dataDir = await mkdtemp(join(tmpdir(), 'timeslice-test-'));
+  // TIMESLICE_TEST_POSTGRES=postgres://…/postgres runs every test server on a fresh PostgreSQL catalog
+  // database of that server (the suites' own expectations, on the shared catalog).
+  const shared = env.TIMESLICE_CATALOG === undefined && process.env.TIMESLICE_TEST_POSTGRES
+    ? { TIMESLICE_CATALOG: await freshCatalogDatabase(process.env.TIMESLICE_TEST_POSTGRES) } : {};
   const config = resolveServeConfig(
     { host: '127.0.0.1', port: '0', 'collector-port': '0', data: dataDir },
     {
@@ -32,6 +37,7 @@ export async function startTestServer(env: NodeJS.ProcessEnv = {}, options: Star
       TIMESLICE_API_KEY: TEST_API_KEY,
       TIMESLICE_MEMORY_LIMIT: '256MB',
       TIMESLICE_LOG_LEVEL: 'error',
+      ...shared,
       ...env,
     },
   );
@@ -67,4 +73,19 @@ export async function startTestServer(env: NodeJS.ProcessEnv = {}, options: Star
     },
   };
   return handle;
+}
+
+async function freshCatalogDatabase(adminUrl: string): Promise<string> {
+  const { default: pg } = await import('pg');
+  const name = `t_${randomBytes(6).toString('hex')}`;
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await client.end();
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
 }

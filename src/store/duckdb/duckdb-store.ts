@@ -1,7 +1,13 @@
 import { join } from 'node:path';
 import type { Clock } from '../../clock.js';
+import type { AlertRecords } from '../alert-records.js';
+import { AlwaysHeldLease, type BackgroundLease } from '../background-lease.js';
 import type { ExpiredEntries, IdleExpiry } from '../catalog/agent-runs.js';
+import type { Catalog } from '../catalog.js';
+import { withDeploymentState } from '../deployment-state.js';
 import { Deployments } from '../deployments.js';
+import type { MetricIndex } from '../metric-index.js';
+import type { OpenSharedCatalog, SharedCatalog } from '../shared-catalog.js';
 import type { EntityStores } from '../entity-stores.js';
 import { Mutex } from '../mutex.js';
 import { DuckDbPlanExecutor } from './duckdb-plan-executor.js';
@@ -22,6 +28,7 @@ import { loadDuckDbEntityStores } from './duckdb-entity-stores.js';
 import { DuckDbMetricIndex } from './duckdb-metric-index.js';
 import { TimesliceCompactor, type CompactorOptions } from './timeslice-compactor.js';
 import { TimesliceUpkeep } from './timeslice-upkeep.js';
+import { APPLICATION_DATA_TABLES } from './catalog/duckdb-applications.js';
 
 export interface DuckDbStoreOptions {
   /** The data directory: the store is `timeslice.duckdb` in it. */
@@ -46,6 +53,12 @@ export interface DuckDbStoreOptions {
    * traces, rollups and retention are the data engine's.
    */
   readonly data?: DataEngine;
+  /**
+   * The catalog, entity stores, deployment state, alert state and lease kept elsewhere, shared with
+   * other nodes (TIMESLICE_CATALOG); with a data engine, the metric index too. This file then holds
+   * what is left: the data, unless a data engine holds it, and the metric index of its own data.
+   */
+  readonly sharedCatalog?: OpenSharedCatalog;
 }
 
 /** DuckDB read connections: fewer than libuv's 4 pool threads (see `open`). */
@@ -69,12 +82,16 @@ export class DuckDbStore implements Store {
     readonly duckdbWriter: DuckDbBatchWriter,
     /** The DuckDB file's own executor (idle with a data engine). */
     readonly duckdbExecutor: DuckDbPlanExecutor,
-    readonly catalog: DuckDbCatalog,
-    readonly metrics: DuckDbMetricIndex,
+    readonly catalog: Catalog,
+    readonly metrics: MetricIndex,
     readonly entities: EntityStores,
     readonly deployments: Deployments,
     duckdbTraces: DuckDbTraceStore,
-    readonly alerts: DuckDbAlertRecords,
+    readonly alerts: AlertRecords,
+    /** Held always, unless the catalog is shared: then by one node at a time. */
+    readonly lease: BackgroundLease,
+    /** The shared catalog it was opened with, closed with it. */
+    private readonly shared: SharedCatalog | undefined,
     private readonly compactor: TimesliceCompactor,
     /** Rollups and retention; for tests and tools that look at its state. */
     readonly upkeep: TimesliceUpkeep,
@@ -101,29 +118,59 @@ export class DuckDbStore implements Store {
     // bench/starvation.ts). Three read connections leave one thread to ingest.
     let upkeep: TimesliceUpkeep | undefined;
     const executor = new DuckDbPlanExecutor(db, READ_CONNECTIONS, () => upkeep?.coverage ?? { hourlyUntilMs: null, minuteFromMs: null });
+    let shared: SharedCatalog | undefined;
     try {
       const clock = options.clock;
-      const metrics = await DuckDbMetricIndex.load(db, writer, clock, {
-        ...(options.maxMetricNamesPerApp !== undefined ? { maxMetricNamesPerApp: options.maxMetricNamesPerApp } : {}),
-      });
-      data?.useMetricIndex(metrics);
+      const indexOptions = options.maxMetricNamesPerApp !== undefined ? { maxMetricNamesPerApp: options.maxMetricNamesPerApp } : {};
       const storeMaintenance = new Mutex();
-      const entities = await loadDuckDbEntityStores(db, clock);
-      // Deleting an application deletes its key transactions and browser side from these stores too.
-      const dependents = [entities.keyTransactions, entities.browserApplications, ...(data ? [data] : [])];
-      const catalog = await DuckDbCatalog.load(db, clock, {
-        metrics, storeMaintenance, dependents, ...(options.expiry ? { expiry: options.expiry } : {}),
-      });
-      // Instances expired before a restart come back from metric_presence: fold them again.
-      catalog.retireForgottenInstances();
-      const deployments = new Deployments(new DuckDbChangeTrackingRecords(db, writer, data), clock);
+      let metrics: MetricIndex;
+      let catalog: Catalog;
+      let entities: EntityStores;
+      let deployments: Deployments;
+      let alerts: AlertRecords;
+      let lease: BackgroundLease;
+      const events = new DuckDbChangeTrackingRecords(db, writer, data);
+      if (options.sharedCatalog) {
+        let index: MetricIndex | undefined;
+        shared = await options.sharedCatalog({
+          // The index is opened below (a shared data engine's comes from the shared catalog).
+          metrics: { forgetApplication: (appId) => index?.forgetApplication(appId), lastReportedAt: (scope) => index?.lastReportedAt(scope) },
+          deleteApplicationData: (appId) => storeMaintenance.run(async () => {
+            await deleteApplicationData(db, appId);
+            data?.forgetApplication(appId);
+          }),
+          ...(options.expiry ? { expiry: options.expiry } : {}),
+        });
+        // With a data engine several nodes write, names need the same ids everywhere: the shared index.
+        index = data && shared.openMetricIndex ? await shared.openMetricIndex(writer, indexOptions) : await DuckDbMetricIndex.load(db, writer, clock, indexOptions);
+        metrics = index;
+        ({ catalog, entities, alerts, lease } = shared);
+        deployments = new Deployments(withDeploymentState(events, shared.deployments), clock);
+      } else {
+        const local = await DuckDbMetricIndex.load(db, writer, clock, indexOptions);
+        metrics = local;
+        entities = await loadDuckDbEntityStores(db, clock);
+        // Deleting an application deletes its key transactions and browser side from these stores too.
+        const dependents = [entities.keyTransactions, entities.browserApplications, ...(data ? [data] : [])];
+        const localCatalog = await DuckDbCatalog.load(db, clock, {
+          metrics: local, storeMaintenance, dependents, ...(options.expiry ? { expiry: options.expiry } : {}),
+        });
+        // Instances expired before a restart come back from metric_presence: fold them again.
+        localCatalog.retireForgottenInstances();
+        catalog = localCatalog;
+        deployments = new Deployments(events, clock);
+        alerts = new DuckDbAlertRecords(db);
+        lease = new AlwaysHeldLease();
+      }
+      data?.useMetricIndex(metrics);
       const compactor = new TimesliceCompactor(db, clock, options.compaction, storeMaintenance);
       upkeep = await TimesliceUpkeep.load(db, clock, options.upkeep, storeMaintenance);
       return new DuckDbStore(
-        db, duckdbWriter, executor, catalog, metrics, entities, deployments, new DuckDbTraceStore(db), new DuckDbAlertRecords(db), compactor, upkeep,
+        db, duckdbWriter, executor, catalog, metrics, entities, deployments, new DuckDbTraceStore(db), alerts, lease, shared, compactor, upkeep,
         options.expireEveryMs, path, writer, data,
       );
     } catch (error) {
+      await shared?.close().catch(() => undefined);
       executor.close();
       await writer.close().catch(() => undefined);
       await data?.close().catch(() => undefined);
@@ -133,13 +180,20 @@ export class DuckDbStore implements Store {
   }
 
   start(): void {
-    if (this.data) this.data.start();
-    else {
+    // Compaction, rollups and retention of this node's own file need no lease. A data engine's upkeep
+    // is shared work when the catalog is shared: it runs on the node holding the lease.
+    this.lease.start();
+    if (this.data) {
+      if (!this.lease.shared) this.data.start();
+      else this.lease.watch((held) => { if (held) this.data!.start(); });
+    } else {
       this.compactor.start();
       this.upkeep.start();
     }
     if (this.expireEveryMs > 0 && !this.expiryTimer) {
-      this.expiryTimer = setInterval(() => void this.catalog.expireIdle().catch(() => undefined), this.expireEveryMs);
+      this.expiryTimer = setInterval(() => {
+        if (this.lease.held()) void this.catalog.expireIdle().catch(() => undefined);
+      }, this.expireEveryMs);
       this.expiryTimer.unref();
     }
   }
@@ -182,6 +236,20 @@ export class DuckDbStore implements Store {
       await this.writer.close();
       await this.data?.close();
       await this.db.close();
+      await this.shared?.close();
     })());
+  }
+}
+
+/** An application's rows in the data tables, in one transaction (a shared catalog deletes the rest). */
+async function deleteApplicationData(db: Database, appId: number): Promise<void> {
+  const conn = db.catalogConnection;
+  await conn.run('BEGIN TRANSACTION');
+  try {
+    for (const table of APPLICATION_DATA_TABLES) await conn.run(`DELETE FROM ${table} WHERE app_id = $1`, [appId]);
+    await conn.run('COMMIT');
+  } catch (error) {
+    await conn.run('ROLLBACK').catch(() => undefined);
+    throw error;
   }
 }

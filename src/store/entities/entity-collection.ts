@@ -22,7 +22,21 @@ export interface EntityRows<T extends StoredEntity> {
   /** Writes every field of an existing entity. */
   update(entity: T): Promise<void>;
   delete(id: number): Promise<void>;
+  /**
+   * Where another process shares the rows (a shared catalog), calls `changed` whenever they changed
+   * there: the collection reads them all again.
+   */
+  watch?(changed: () => Promise<void>): void;
 }
+
+/**
+ * Thrown by `EntityRows.insert` when the id `nextId()` gave was taken meanwhile by another process
+ * sharing the rows; the collection builds the entity again with the next id.
+ */
+export class EntityIdTakenError extends Error {}
+
+/** How many times a create is built again after its id was taken. */
+const ID_RETRIES = 5;
 
 /** Entity names: 1 to 255 characters once trimmed (domain/entity-name.ts). `kind` names the entity in the RangeError. */
 export function checkedEntityName(input: string, kind: string): string {
@@ -45,7 +59,17 @@ export class EntityCollection<T extends StoredEntity> {
   static async open<T extends StoredEntity>(rows: EntityRows<T>): Promise<EntityCollection<T>> {
     const collection = new EntityCollection(rows);
     for (const entity of await rows.loadAll()) collection.byId.set(entity.id, entity);
+    rows.watch?.(() => collection.reload());
     return collection;
+  }
+
+  /** Reads every entity again (another node changed them), under the lock so no change of this node interleaves. */
+  private reload(): Promise<void> {
+    return this.mutex.run(async () => {
+      const all = await this.rows.loadAll();
+      this.byId.clear();
+      for (const entity of all) this.byId.set(entity.id, entity);
+    });
   }
 
   get(id: number): T | undefined {
@@ -63,10 +87,17 @@ export class EntityCollection<T extends StoredEntity> {
   /** Creates the entity `build` makes with the next id; `build` runs under the lock and may refuse (throw). */
   create(build: (id: number) => T): Promise<T> {
     return this.mutex.run(async () => {
-      const entity = build(this.rows.nextId());
-      await this.rows.insert(entity);
-      this.byId.set(entity.id, entity);
-      return entity;
+      for (let attempt = 1; ; attempt++) {
+        const entity = build(this.rows.nextId());
+        try {
+          await this.rows.insert(entity);
+        } catch (error) {
+          if (error instanceof EntityIdTakenError && attempt < ID_RETRIES) continue;
+          throw error;
+        }
+        this.byId.set(entity.id, entity);
+        return entity;
+      }
     });
   }
 

@@ -12,7 +12,7 @@ import { HOURLY_TIMESLICES, TIMESLICE_TABLES } from '../timeslice-tables.js';
 import type { CatalogWrites } from './catalog-writes.js';
 
 /** Tables whose rows belong to an application (`app_id`): a deleted application's rows go with it. */
-const APPLICATION_DATA_TABLES = [
+export const APPLICATION_DATA_TABLES = [
   ...APPEND_TABLES.filter((t) => t.columns.some((c) => c.name === 'app_id')).map((t) => t.name),
   ...TIMESLICE_TABLES.filter((t) => t !== 'timeslices'),
   HOURLY_TIMESLICES,
