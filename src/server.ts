@@ -9,6 +9,7 @@ import { ApiUsageRecorder } from './api/rest/api-usage.js';
 import { AlertService } from './alerts/alert-service.js';
 import { expectedTerminations } from './alerts/expected-termination.js';
 import type { WebhookOptions } from './alerts/webhook-sender.js';
+import { withCommitSignal } from './alerts/commit-signal.js';
 import { systemClock, type Clock } from './clock.js';
 import type { ServeConfig } from './config.js';
 import { inlineDecoder, WorkerDecoderPool, type AgentDecoder } from './ingest/agent/agent-decoder.js';
@@ -95,6 +96,8 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
   try {
     if (!(store instanceof DuckDbStore)) throw new Error(`store engine ${store.engine} has no database to show`);
     const { catalog, metrics, entities, writer, executor, deployments, traces } = store;
+    // What agents and the Event API write: each commit tells alerting, which evaluates it seconds later.
+    const ingestWriter = withCommitSignal(writer, () => alerts?.dataCommitted());
     const tls = await ensureCollectorCertificate(config.dataDir, [config.host, ...config.certHosts]);
     decoder = config.ingestWorkers > 0 ? new WorkerDecoderPool(config.ingestWorkers) : inlineDecoder;
     let collectorPort = config.collectorPort;
@@ -125,7 +128,7 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
         };
       },
       keyTransactionApdex: (appId) => Object.fromEntries(entities.keyTransactions.forApplication(appId).map((k) => [k.metricName, k.apdexT])),
-      catalog, writer, metrics, clock, logger, decoder,
+      catalog, writer: ingestWriter, metrics, clock, logger, decoder,
       publicPort: () => collectorPort,
       eventHarvestPeriodMs: config.eventHarvestPeriodMs,
       harvestLimits: config.harvestLimits,
@@ -142,9 +145,9 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
       catalog, deployments, nrql, clock, sunset: config.restSunset, usage: apiUsage, limiter: rateLimits.rest,
       graphqlUrl: (request) => `http://${request.hostname}:${apiPort}/graphql`,
     }));
-    await collector.register(eventApiPlugin({ catalog, writer, clock }));
+    await collector.register(eventApiPlugin({ catalog, writer: ingestWriter, clock }));
     await collector.register(browserIngestPlugin({
-      catalog, writer, metrics, clock, agentFiles, obfuscationKeys, browserApplications: entities.browserApplications,
+      catalog, writer: ingestWriter, metrics, clock, agentFiles, obfuscationKeys, browserApplications: entities.browserApplications,
     }));
     await collector.register(collectorDeploymentsPlugin({ catalog, deployments, nrql, clock, sunset: config.restSunset, usage: apiUsage, limiter: rateLimits.rest }));
     // Conditions' queries go through the same NRQL engine and admission as every other query (one at a
@@ -167,7 +170,7 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
     });
     api = await buildApiApp({
       catalog, metrics, executor, clock, entities, ready: () => ready, logger,
-      deployments, traces, writer, restSunset: config.restSunset, apiUsage, rateLimits, alerts, admission, upkeep: store, browser: { agentFiles, obfuscationKeys },
+      deployments, traces, writer: ingestWriter, restSunset: config.restSunset, apiUsage, rateLimits, alerts, admission, upkeep: store, browser: { agentFiles, obfuscationKeys },
     });
     await collector.listen({ host: config.host, port: config.collectorPort });
     collectorPort = (collector.server.address() as { port: number }).port;

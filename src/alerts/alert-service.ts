@@ -5,7 +5,8 @@ import type { AlertRecords, Numbered, RestIdKind, RestIncidentQuery, RestIssueQu
 import { evaluationStepMs, type AlertPolicy, type EntityAlertSeverity, type IncidentPreference, type Incident, type Issue, type NrqlCondition } from '../domain/alerts/alert-model.js';
 import { AlertEngine, incidentTargets, type AlertEvent, type AlertTarget } from '../domain/alerts/alert-engine.js';
 import { buildNrqlCondition, type ConditionValidationError, type NrqlConditionInput } from '../domain/alerts/condition-input.js';
-import { checkConditionQuery, evaluationQuery, observationsOf } from './condition-query.js';
+import { checkConditionQuery, readRange, type ReadWindow } from './condition-query.js';
+import { readConditions, type ConditionRead } from './shared-reads.js';
 import type { ConditionEvaluatorState, ExpectedTermination } from '../domain/alerts/condition-evaluator.js';
 import type { Rows } from '../store/append-tables.js';
 import { alertEventRows } from './alert-nrql-events.js';
@@ -20,8 +21,15 @@ export interface AlertServiceDeps {
   readonly records: AlertRecords;
   readonly nrql: NrqlEngine;
   readonly clock: Clock;
-  /** How often every enabled condition is evaluated (default one minute; 0 = only `evaluateOnce`). */
+  /**
+   * Evaluation with no new data: a cycle this long after the last one started (default one minute;
+   * 0 = only `evaluateOnce`, and no cycles on data either).
+   */
   readonly intervalMs?: number;
+  /** A cycle starts this long after ingest committed data, so a burst of harvests is read at once. */
+  readonly settleMs?: number;
+  /** Cycles started by data are at least this far apart (their CPU cost per minute is bounded by it). */
+  readonly minGapMs?: number;
   /** Told of every alert event after it is committed (workflows, tests). */
   readonly onEvents?: (events: readonly AlertEvent[]) => void | Promise<void>;
   readonly log?: (message: string, error?: unknown) => void;
@@ -42,6 +50,9 @@ export interface AlertServiceDeps {
   readonly dispatchOnOpen?: boolean;
 }
 
+export const DEFAULT_SETTLE_MS = 500;
+export const DEFAULT_MIN_GAP_MS = 3_000;
+
 export class AlertValidationError extends Error {
   constructor(readonly validationErrors: readonly ConditionValidationError[]) {
     super('Validation Error');
@@ -57,9 +68,17 @@ export interface EvaluationCycle {
   readonly failures: number;
   readonly events: number;
   readonly elapsedMs: number;
-  /** Of elapsedMs: waiting for the conditions' queries, and committing the cycle's changes. */
+  /** Of elapsedMs: waiting for the conditions' queries, and committing the cycle's changes (its transaction). */
   readonly queryMs: number;
   readonly commitMs: number;
+  /** `performance.now()` when the cycle's transaction committed (its NrAi events are written after). */
+  readonly committedAt: number;
+  /** Process CPU time (DuckDB's threads included) while the cycle ran: other work interleaved counts too. */
+  readonly cpuMs: number;
+  /** The clock the cycle evaluated at. */
+  readonly now: number;
+  /** Incidents the cycle opened (committed). */
+  readonly opened: readonly Incident[];
 }
 
 /**
@@ -71,6 +90,16 @@ export interface EvaluationCycle {
  */
 export class AlertService {
   private timer: NodeJS.Timeout | undefined;
+  private dataTimer: NodeJS.Timeout | undefined;
+  private started = false;
+  /** A scheduled cycle waits in the queue (one is enough: it reads everything committed before it starts). */
+  private cycleQueued = false;
+  private lastCycleStart = Number.NEGATIVE_INFINITY;
+  private readonly cycleListeners = new Set<(cycle: EvaluationCycle) => void>();
+  /** Per condition, per (window, signal) read: its value and event count as last read (see `news`). */
+  private readonly lastRead = new Map<string, Map<string, { windowStart: number; mark: string }>>();
+  /** Per condition: the evaluator revision last committed (0, as loaded, when absent). */
+  private readonly committedStates = new Map<string, number>();
   private queue: Promise<unknown> = Promise.resolve();
   /** Creation and update times by `p<id>`/`pu<id>` (policies) and `c<id>`/`cu<id>` (conditions). */
   private readonly createdAt = new Map<string, number>();
@@ -123,6 +152,9 @@ export class AlertService {
     return this.serial(async () => {
       const loaded = await AlertService.loadEngine(this.deps);
       this.current = loaded.engine;
+      // New evaluators over the stored states: their revisions start again, and every window is new to them.
+      this.committedStates.clear();
+      this.lastRead.clear();
       // The same service objects (callers hold them), their rules and settings read again into the new engine.
       await this.mutingRules.load();
       await this.issueSettings.load();
@@ -168,26 +200,71 @@ export class AlertService {
     return { engine, times };
   }
 
+  /**
+   * Starts scheduled evaluation: a cycle `settleMs` after ingest commits data (`dataCommitted`), at
+   * most one per `minGapMs`, so a window's closing data is evaluated seconds after it lands; and a
+   * cycle `intervalMs` after the last one started when no data came (timers, cadence, loss of signal).
+   */
   start(): void {
     const every = this.deps.intervalMs ?? 60_000;
-    if (every <= 0 || this.timer) return;
-    this.timer = setInterval(() => {
-      this.evaluateOnce().catch((error: unknown) => this.deps.log?.('alert evaluation failed', error));
-    }, every);
-    this.timer.unref();
+    if (every <= 0 || this.started) return;
+    this.started = true;
+    this.scheduleTimed(every);
   }
 
-  /** Stops evaluating on the timer, sending nothing more (this node lost the background lease). */
+  /** Ingest committed data: evaluate it soon. Cheap to call on every commit. */
+  dataCommitted(): void {
+    if (!this.started || this.dataTimer !== undefined || this.cycleQueued) return;
+    const wait = Math.max(this.deps.settleMs ?? DEFAULT_SETTLE_MS, this.lastCycleStart + (this.deps.minGapMs ?? DEFAULT_MIN_GAP_MS) - performance.now());
+    this.dataTimer = setTimeout(() => {
+      this.dataTimer = undefined;
+      this.runScheduled();
+    }, wait);
+    this.dataTimer.unref();
+  }
+
+  /** Figures of every cycle as it commits (the benchmark, logs). */
+  onCycle(listener: (cycle: EvaluationCycle) => void): () => void {
+    this.cycleListeners.add(listener);
+    return () => this.cycleListeners.delete(listener);
+  }
+
+  /** Stops evaluating on the timer and on data, sending nothing more (this node lost the background lease). */
   pause(): void {
-    clearInterval(this.timer);
+    this.started = false;
+    clearTimeout(this.timer);
+    clearTimeout(this.dataTimer);
     this.timer = undefined;
+    this.dataTimer = undefined;
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.timer);
+    this.started = false;
+    clearTimeout(this.timer);
+    clearTimeout(this.dataTimer);
     this.timer = undefined;
+    this.dataTimer = undefined;
     await this.queue.catch(() => undefined);
     await this.notifier.dispatch().catch(() => undefined);
+  }
+
+  private scheduleTimed(delayMs: number): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.runScheduled(), delayMs);
+    this.timer.unref();
+  }
+
+  private runScheduled(): void {
+    if (!this.started || this.cycleQueued) return;
+    this.cycleQueued = true;
+    this.serial(async () => {
+      this.cycleQueued = false;
+      // Paused or stopped while this cycle waited its turn.
+      if (!this.started) return;
+      this.lastCycleStart = performance.now();
+      this.scheduleTimed(this.deps.intervalMs ?? 60_000);
+      await this.cycle();
+    }).catch((error: unknown) => this.deps.log?.('alert evaluation failed', error));
   }
 
   /** Sends the pending notifications now and waits for them (tests; the service does it after each change). */
@@ -242,6 +319,7 @@ export class AlertService {
       const policy = this.ownPolicy(accountId, id);
       const ids = this.engine.conditionIds().filter((c) => this.engine.condition(c)!.policyId === id);
       await this.deps.records.deletePolicy(accountId, id);
+      this.forgetConditions(ids);
       const events = this.engine.removePolicy(id, this.deps.clock.now());
       await this.commit(events, ids, []);
       return policy;
@@ -277,6 +355,8 @@ export class AlertService {
       const stored = { condition: check.condition, createdAt: this.createdAt.get(`c${id}`) ?? now, updatedAt: now };
       await this.deps.records.saveCondition(stored);
       this.createdAt.set(`cu${id}`, now);
+      // After an edit every window counts as new again (a resetting edit forgot the signals).
+      this.lastRead.delete(id);
       const events = this.engine.setCondition(check.condition, now);
       await this.commit(events, [id], []);
       return stored;
@@ -288,6 +368,7 @@ export class AlertService {
       const current = this.engine.condition(id);
       if (current === undefined || current.accountId !== accountId) throw new AlertNotFoundError(`Condition ${id} Not Found`);
       await this.deps.records.deleteCondition(accountId, id);
+      this.forgetConditions([id]);
       const events = this.engine.removeCondition(id, this.deps.clock.now());
       await this.commit(events, [], []);
       return current;
@@ -366,45 +447,84 @@ export class AlertService {
 
   // ---- evaluation ------------------------------------------------------------------------------
 
-  /** One evaluation cycle: each enabled condition's recent windows read through NRQL, then the clock. */
+  /**
+   * One evaluation cycle: the windows each enabled condition can still take, read through NRQL (one
+   * query per shared read, see shared-reads), observed in condition order, then the clock; the
+   * cycle's changes are committed in one transaction.
+   */
   evaluateOnce(): Promise<EvaluationCycle> {
-    return this.serial(async () => {
-      const started = performance.now();
-      const now = this.deps.clock.now();
-      const events: AlertEvent[] = [];
-      let queries = 0;
-      let failures = 0;
-      const evaluated: string[] = [];
-      let queryMs = 0;
-      for (const id of this.engine.conditionIds()) {
-        const condition = this.engine.condition(id)!;
-        if (!condition.enabled) continue;
-        evaluated.push(id);
-        const sig = condition.signal;
-        const stepMs = evaluationStepMs(sig);
-        const windowMs = sig.aggregationWindow * 1000;
-        const reachMs = windowMs + (sig.aggregationDelay ?? 0) * 1000 + (sig.aggregationTimer ?? 0) * 1000;
-        const lookback = Math.max(5 * 60_000, 2 * windowMs + reachMs);
-        const to = Math.floor(now / stepMs) * stepMs + stepMs;
-        const from = Math.floor((now - lookback) / stepMs) * stepMs;
-        try {
-          queries += 1;
-          const text = evaluationQuery(condition.query, sig.aggregationWindow, sig.slideBy, from, to);
-          const asked = performance.now();
-          const answer = await this.deps.nrql.run(text, { accountIds: [condition.accountId] });
-          queryMs += performance.now() - asked;
-          events.push(...this.engine.observe(id, observationsOf(answer, condition.facets.length, stepMs, now), now));
-        } catch (error) {
-          failures += 1;
-          this.deps.log?.(`condition ${id} could not be evaluated`, error);
-        }
-      }
-      events.push(...this.engine.tick(now, this.deps.endedExpectedly?.()));
-      const committing = performance.now();
-      await this.commit(events, evaluated, []);
-      const commitMs = performance.now() - committing;
-      return { conditions: evaluated.length, queries, failures, events: events.length, elapsedMs: performance.now() - started, queryMs, commitMs };
-    });
+    return this.serial(() => this.cycle());
+  }
+
+  private async cycle(): Promise<EvaluationCycle> {
+    const started = performance.now();
+    const cpu = process.cpuUsage();
+    const now = this.deps.clock.now();
+    const events: AlertEvent[] = [];
+    const evaluated: string[] = [];
+    const reads: ConditionRead[] = [];
+    for (const id of this.engine.conditionIds()) {
+      const condition = this.engine.condition(id)!;
+      if (!condition.enabled) continue;
+      evaluated.push(id);
+      const sig = condition.signal;
+      const { fromMs, toMs } = readRange(sig, this.engine.state.evaluators[id], now);
+      if (fromMs >= toMs) continue;
+      reads.push({
+        conditionId: id, accountId: condition.accountId, query: condition.query, facetCount: condition.facets.length,
+        windowSeconds: sig.aggregationWindow, slideBySeconds: sig.slideBy, stepMs: evaluationStepMs(sig), fromMs, toMs,
+      });
+    }
+    const asked = performance.now();
+    const outcome = await readConditions(reads, (text, accountId) => this.deps.nrql.run(text, { accountIds: [accountId] }), now);
+    const queryMs = performance.now() - asked;
+    for (const [id, error] of outcome.failed) this.deps.log?.(`condition ${id} could not be evaluated`, error);
+    const fromOf = new Map(reads.map((r) => [r.conditionId, r.fromMs]));
+    for (const id of evaluated) {
+      const windows = outcome.observations.get(id);
+      if (windows === undefined) continue;
+      const fresh = this.news(id, windows, fromOf.get(id)!);
+      // Nothing new: the watermark did not move, so observing would close nothing.
+      if (fresh.length > 0) events.push(...this.engine.observe(id, fresh, now));
+    }
+    events.push(...this.engine.tick(now, this.deps.endedExpectedly?.()));
+    const committing = performance.now();
+    const committedAt = await this.commit(events, evaluated, []);
+    const commitMs = committedAt - committing;
+    const cycle: EvaluationCycle = {
+      conditions: evaluated.length, queries: outcome.queries, failures: outcome.failed.size, events: events.length,
+      elapsedMs: performance.now() - started, queryMs, commitMs, committedAt, now, cpuMs: cpuMs(process.cpuUsage(cpu)),
+      opened: events.filter((e): e is Extract<AlertEvent, { kind: 'incidentOpened' }> => e.kind === 'incidentOpened').map((e) => e.incident),
+    };
+    for (const listener of this.cycleListeners) listener(cycle);
+    return cycle;
+  }
+
+  /**
+   * The windows of a read that bring something new: a window not read before, or one whose value or
+   * event count changed. Re-reading an open window is not an arrival of data, so it neither restarts
+   * an EVENT_TIMER window's timer nor keeps a silent signal from being lost.
+   */
+  private news(conditionId: string, windows: readonly ReadWindow[], fromMs: number): ReadWindow[] {
+    let seen = this.lastRead.get(conditionId);
+    if (seen === undefined) this.lastRead.set(conditionId, (seen = new Map()));
+    const out: ReadWindow[] = [];
+    for (const w of windows) {
+      if (seen.get(w.key)?.mark === w.mark) continue;
+      seen.set(w.key, { windowStart: w.windowStart, mark: w.mark });
+      out.push(w);
+    }
+    // Windows before the range are not read again.
+    for (const [key, entry] of seen) if (entry.windowStart < fromMs) seen.delete(key);
+    return out;
+  }
+
+  /** Their stored state rows are gone: forget what was read and committed for them. */
+  private forgetConditions(ids: readonly string[]): void {
+    for (const id of ids) {
+      this.lastRead.delete(id);
+      this.committedStates.delete(id);
+    }
   }
 
   private userAction(accountId: number, issueId: string, act: (now: number) => AlertEvent[]): Promise<boolean> {
@@ -419,11 +539,21 @@ export class AlertService {
   }
 
   /** Persists the evaluator states, incidents and issues the events touched, then tells listeners. */
-  private async commit(events: readonly AlertEvent[], conditionIds: readonly string[], issueIds: readonly string[]): Promise<void> {
+  private async commit(events: readonly AlertEvent[], conditionIds: readonly string[], issueIds: readonly string[]): Promise<number> {
     const states = new Map<string, ConditionEvaluatorState>();
+    const written = new Map<string, number>();
+    // A state is written when what it decided changed since its last commit (the evaluator's
+    // revision). Values of windows still open and arrival times alone are not worth a write: the
+    // data they came from is committed, and a restart reads every open window again.
+    const changed = (id: string, _state: ConditionEvaluatorState): boolean => {
+      const revision = this.engine.evaluator(id)?.revision;
+      if (revision === undefined || (this.committedStates.get(id) ?? 0) === revision) return false;
+      written.set(id, revision);
+      return true;
+    };
     for (const id of conditionIds) {
       const state = this.engine.state.evaluators[id];
-      if (state !== undefined) states.set(id, state);
+      if (state !== undefined && changed(id, state)) states.set(id, state);
     }
     const incidents = new Map<string, (typeof this.engine.state.incidents)[string]>();
     const issues = new Set(issueIds);
@@ -431,9 +561,9 @@ export class AlertService {
       if (e.kind === 'issue') issues.add(e.event.issueId);
       else {
         incidents.set(e.incident.id, this.engine.state.incidents[e.incident.id] ?? e.incident);
-        if (!conditionIds.includes(e.incident.conditionId)) {
+        if (!states.has(e.incident.conditionId) && !conditionIds.includes(e.incident.conditionId)) {
           const state = this.engine.state.evaluators[e.incident.conditionId];
-          if (state !== undefined) states.set(e.incident.conditionId, state);
+          if (state !== undefined && changed(e.incident.conditionId, state)) states.set(e.incident.conditionId, state);
         }
       }
     }
@@ -447,6 +577,8 @@ export class AlertService {
       issues: [...issues].map((id) => this.engine.state.issues.issues[id]!).filter((i) => i !== undefined),
       outbox,
     });
+    const committedAt = performance.now();
+    for (const [id, revision] of written) this.committedStates.set(id, revision);
     if (events.length > 0 && this.deps.writeEvents) {
       const rows = alertEventRows(events, issueOf, this.deps.clock.now());
       await this.deps.writeEvents([rows]).catch((error: unknown) => this.deps.log?.('alert events not recorded', error));
@@ -454,6 +586,7 @@ export class AlertService {
     this.forgetClosed(events);
     if (outbox.length > 0) void this.notifier.dispatch().catch((error: unknown) => this.deps.log?.('notification dispatch failed', error));
     if (events.length > 0) await this.deps.onEvents?.(events);
+    return committedAt;
   }
 
   /** What REST channels' payloads name beyond the issue: its number, incidents, targets. */
@@ -518,6 +651,10 @@ export class AlertService {
     this.queue = next.catch(() => undefined);
     return next;
   }
+}
+
+function cpuMs(used: NodeJS.CpuUsage): number {
+  return (used.user + used.system) / 1000;
 }
 
 function checkPolicyName(name: string): void {

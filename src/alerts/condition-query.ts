@@ -1,9 +1,10 @@
-import type { Condition, Expr, Query } from '../nrql/ast.js';
+import type { Condition, Expr, Query, SelectQuery } from '../nrql/ast.js';
+import { evaluationStepMs, type ConditionSignal } from '../domain/alerts/alert-model.js';
 import { format } from '../nrql/format.js';
 import { NrqlError, positionOf } from '../nrql/nrql-error.js';
 import { parse } from '../nrql/parser.js';
 import type { NrqlAnswer } from '../nrql/nrql-engine.js';
-import type { WindowObservation } from '../domain/alerts/condition-evaluator.js';
+import { signalKeyOf, type ConditionEvaluatorState, type WindowObservation } from '../domain/alerts/condition-evaluator.js';
 import type { ConditionValidationError } from '../domain/alerts/condition-input.js';
 
 /** Signals a condition tracks at most: its FACET LIMIT when evaluated (New Relic: 5000 facet values). */
@@ -100,24 +101,76 @@ function pinnedEntities(where: Condition): string[] {
 export function evaluationQuery(text: string, windowSeconds: number, slideBySeconds: number | null, fromMs: number, toMs: number): string {
   const query = parse(text);
   if (query.kind !== 'select') throw new Error('not a select');
+  return evaluationQueryOf(query, windowSeconds, slideBySeconds, fromMs, toMs);
+}
+
+const COUNT_ITEM = (() => {
   const count = parse(`SELECT count(*) AS ${EVENTS_ALIAS} FROM T`);
   if (count.kind !== 'select') throw new Error('not a select');
-  const withCount = format({ ...query, select: [...query.select, count.select[0]!] });
+  return count.select[0]!;
+})();
+
+/** `evaluationQuery` over a parsed query. */
+export function evaluationQueryOf(query: SelectQuery, windowSeconds: number, slideBySeconds: number | null, fromMs: number, toMs: number): string {
+  const withCount = format({ ...query, select: [...query.select, COUNT_ITEM] });
   const slide = slideBySeconds === null ? '' : ` SLIDE BY ${slideBySeconds} seconds`;
   return `${withCount} SINCE ${fromMs} UNTIL ${toMs} TIMESERIES ${windowSeconds} seconds${slide} LIMIT ${MAX_SIGNALS_PER_CONDITION}`;
 }
 
+/** The longest span a cycle reads for a condition (also its whole range when nothing is known of it). */
+export function lookbackMs(signal: ConditionSignal): number {
+  const windowMs = signal.aggregationWindow * 1000;
+  const reachMs = windowMs + (signal.aggregationDelay ?? 0) * 1000 + (signal.aggregationTimer ?? 0) * 1000;
+  return Math.max(5 * 60_000, 2 * windowMs + reachMs);
+}
+
+/**
+ * The windows a cycle at `now` reads for a condition, [fromMs, toMs), both multiples of its step:
+ * only windows that can still change its evaluation. EVENT_FLOW: the windows after those its
+ * watermark closed (a closed window takes no more data, docs/alerts.md); CADENCE: the windows
+ * whose wall-clock close (end + delay) is not yet past; an edit that reset evaluation: the windows
+ * from the edit on. Never more than the lookback (EVENT_TIMER, and a condition with no state yet,
+ * read all of it). `fromMs >= toMs` means there is nothing to read.
+ */
+export function readRange(signal: ConditionSignal, state: ConditionEvaluatorState | undefined, now: number): { fromMs: number; toMs: number } {
+  const step = evaluationStepMs(signal);
+  const windowMs = signal.aggregationWindow * 1000;
+  const delayMs = (signal.aggregationDelay ?? 0) * 1000;
+  const toMs = Math.floor(now / step) * step + step;
+  let fromMs = Math.floor((now - lookbackMs(signal)) / step) * step;
+  if (signal.aggregationMethod === 'EVENT_FLOW' && state?.watermark != null) {
+    fromMs = Math.max(fromMs, Math.floor((state.watermark - windowMs - delayMs) / step) * step + step);
+  }
+  if (signal.aggregationMethod === 'CADENCE') fromMs = Math.max(fromMs, Math.floor((now - windowMs - delayMs) / step) * step);
+  if (state?.resetAt != null) fromMs = Math.max(fromMs, Math.ceil(state.resetAt / step) * step);
+  return { fromMs, toMs };
+}
+
+/** A window as a cycle read it: the observation, and how many events (or timeslice rows) it holds. */
+export interface ReadWindow extends WindowObservation {
+  readonly events: number;
+  /** The window and signal (`<windowStart>["facet", …]`), and what it held (`<value>|<events>`). */
+  readonly key: string;
+  readonly mark: string;
+}
+
+export function readWindow(facets: readonly string[], windowStart: number, value: number, timestamp: number, arrivalAt: number, events: number): ReadWindow {
+  return { facets, windowStart, value, timestamp, arrivalAt, events, key: `${windowStart}${signalKeyOf(facets)}`, mark: `${value}|${events}` };
+}
+
 /** Turns the answer of an evaluation query into window observations (empty windows are left out). */
-export function observationsOf(answer: NrqlAnswer, facetCount: number, stepMs: number, arrivalAt: number): WindowObservation[] {
-  const out: WindowObservation[] = [];
+export function observationsOf(answer: NrqlAnswer, facetCount: number, stepMs: number, arrivalAt: number): ReadWindow[] {
+  const out: ReadWindow[] = [];
+  const skip = new Set(['facet', 'beginTimeSeconds', 'endTimeSeconds', EVENTS_ALIAS, ...(answer.metadata.facets ?? [])]);
   for (const row of answer.results) {
     const record = row as Record<string, unknown>;
-    if (Number(record[EVENTS_ALIAS] ?? 0) <= 0) continue;
+    const events = Number(record[EVENTS_ALIAS] ?? 0);
+    if (events <= 0) continue;
     const begin = Number(record.beginTimeSeconds) * 1000;
     const facets = facetCount === 0 ? [] : Array.isArray(record.facet) ? record.facet.map(String) : [String(record.facet)];
-    const value = valueOf(record, new Set(['facet', 'beginTimeSeconds', 'endTimeSeconds', EVENTS_ALIAS, ...(answer.metadata.facets ?? [])]));
+    const value = valueOf(record, skip);
     if (value === null) continue;
-    out.push({ facets, windowStart: Math.floor(begin / stepMs) * stepMs, value, timestamp: begin, arrivalAt });
+    out.push(readWindow(facets, Math.floor(begin / stepMs) * stepMs, value, begin, arrivalAt, events));
   }
   return out;
 }

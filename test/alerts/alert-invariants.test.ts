@@ -166,3 +166,32 @@ test('the invariant checks fail on a broken state', () => {
   const incident = Object.values(engine.state.incidents)[0]!;
   assert.throws(() => checkHistory([{ ...incident, closedAt: incident.openedAt - 1 }]), /after close/);
 });
+
+/** A state without what a restart reads again (open windows, arrival times, the watermark) and a diagnostic counter. */
+function decided(state: unknown): string {
+  const skipped = new Set(['pending', 'lastArrivalAt', 'watermark', 'droppedLate']);
+  return JSON.stringify(state, (key, value: unknown) => (skipped.has(key) ? undefined : value));
+}
+
+test('an evaluator revision moves whenever what it decided changed (the service commits a state only then)', () => {
+  let moved = 0;
+  fc.assert(
+    fc.property(scriptArb, (script) => {
+      const seen = new Map<string, { revision: number; decided: string }>();
+      runConditionScript(script, (engine) => {
+        for (const id of engine.conditionIds()) {
+          const evaluator = engine.evaluator(id)!;
+          const now = { revision: evaluator.revision, decided: decided(evaluator.state) };
+          const before = seen.get(id);
+          if (before !== undefined && before.decided !== now.decided) {
+            assert.notEqual(now.revision, before.revision, `condition ${id} changed without a new revision: ${before.decided} → ${now.decided}`);
+            moved += 1;
+          }
+          seen.set(id, now);
+        }
+      });
+    }),
+    { numRuns: 150, seed: 20_261_127 },
+  );
+  assert.ok(moved > 500, `only ${moved} changes seen`);
+});

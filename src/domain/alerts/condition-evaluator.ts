@@ -108,6 +108,7 @@ export function signalKeyOf(facets: readonly string[]): string {
  */
 export class ConditionEvaluator {
   private events: EvaluatorEvent[] = [];
+  private changes = 0;
   readonly evaluated: EvaluatedPoint[] = [];
 
   constructor(
@@ -120,6 +121,15 @@ export class ConditionEvaluator {
 
   get current(): NrqlCondition {
     return this.condition;
+  }
+
+  /**
+   * Counts the state changes a commit must keep: windows closed, incidents opened or closed, signals
+   * added, lost or forgotten, resets. Values of windows still open, arrival times and the watermark
+   * are not counted: they come back by reading the open windows again.
+   */
+  get revision(): number {
+    return this.changes;
   }
 
   /** Feeds values read from the NRQL pipeline; returns the incidents opened and closed as a result. */
@@ -145,6 +155,7 @@ export class ConditionEvaluator {
           terms: {},
         };
         this.state.signals[key] = signal;
+        this.changes += 1;
       }
       signal.lastArrivalAt = Math.max(signal.lastArrivalAt, o.arrivalAt);
       if (signal.lostIncidentId !== null) this.close(signal.lostIncidentId, o.arrivalAt, 'EVALUATOR', now);
@@ -221,6 +232,7 @@ export class ConditionEvaluator {
   }
 
   private resetAll(cause: CloseCause, now: number): EvaluatorEvent[] {
+    this.changes += 1;
     for (const id of Object.keys(this.state.open)) this.close(id, now, cause, now);
     this.state.signals = {};
     this.state.watermark = null;
@@ -247,6 +259,7 @@ export class ConditionEvaluator {
   /** Closes the signal's earliest pending window: first the empty windows of the gap before it. */
   private closeWindow(signal: SignalState, now: number): void {
     const window = signal.pending.shift()!;
+    this.changes += 1;
     const step = evaluationStepMs(this.condition.signal);
     if (signal.lastClosedWindow !== null) {
       const memory = this.memoryMs();
@@ -336,6 +349,7 @@ export class ConditionEvaluator {
       closeDetectedAt: null,
       issueId: null,
     };
+    this.changes += 1;
     state.openIncidentId = incident.id;
     state.breachCount = 0;
     state.breachStart = null;
@@ -349,6 +363,7 @@ export class ConditionEvaluator {
   private close(incidentId: string, closedAt: number, cause: CloseCause, now: number): void {
     const incident = this.state.open[incidentId];
     if (incident === undefined) return;
+    this.changes += 1;
     delete this.state.open[incidentId];
     const closed: Incident = { ...incident, closedAt: Math.max(closedAt, incident.openedAt), closeCause: cause, closeDetectedAt: now };
     const signal = this.state.signals[incident.signalKey];
@@ -382,6 +397,7 @@ export class ConditionEvaluator {
       const lostAt = signal.lastArrivalAt + duration;
       if (now < lostAt) continue;
       signal.lostAt = lostAt;
+      this.changes += 1;
       if (exp.closeViolationsOnExpiration) {
         for (const state of Object.values(signal.terms)) {
           if (state?.openIncidentId != null) this.close(state.openIncidentId, lostAt, 'LOSS_OF_SIGNAL', now);
@@ -430,6 +446,7 @@ export class ConditionEvaluator {
       closeDetectedAt: null,
       issueId: null,
     };
+    this.changes += 1;
     signal.lostIncidentId = incident.id;
     this.state.open[incident.id] = incident;
     this.events.push({ kind: 'incidentOpened', incident });
@@ -440,7 +457,10 @@ export class ConditionEvaluator {
     const memory = this.memoryMs();
     for (const [key, signal] of Object.entries(this.state.signals)) {
       const holdsIncident = Object.values(signal.terms).some((t) => t?.openIncidentId != null) || signal.lostIncidentId !== null;
-      if (!holdsIncident && signal.pending.length === 0 && now - signal.lastArrivalAt > memory) delete this.state.signals[key];
+      if (!holdsIncident && signal.pending.length === 0 && now - signal.lastArrivalAt > memory) {
+        delete this.state.signals[key];
+        this.changes += 1;
+      }
     }
   }
 }
