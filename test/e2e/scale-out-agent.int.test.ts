@@ -8,7 +8,8 @@
  * significant digits: rows are summed per shard, then across shards; exact for counts, ids, names).
  *
  * Then the faults on that same setup: a stopped shard gives agents 503 and readers a clear error,
- * and what was refused is stored once when it returns; `kill -9` of the node holding the background
+ * and what was refused is stored once when it returns (collector calls, then the real agent: its
+ * refused harvest kept and sent again); `kill -9` of the node holding the background
  * lease moves the lease to the other node within seconds, and the survivor still answers the same.
  */
 import assert from 'node:assert/strict';
@@ -59,6 +60,8 @@ function send(target: Target, path: string, headers: Record<string, string>, bod
 async function startTee(primary: Target, copy: Target, tls: { key: string; cert: string }) {
   const runIds = new Map<string, string>();
   const problems: string[] = [];
+  /** Node 1's status for every call, in the order of its replies. */
+  const replies: { method: string | null; status: number }[] = [];
   let connects: Promise<unknown> = Promise.resolve();
   let port = 0;
   // Calls of a run still being handled: a shutdown the agent sends beside its last harvests is
@@ -81,6 +84,7 @@ async function startTee(primary: Target, copy: Target, tls: { key: string; cert:
   };
   const forward = async (url: URL, method: string | null, path: string, headers: Record<string, string>, body: Buffer): Promise<Reply> => {
     const reply = await send(primary, path, headers, body);
+    replies.push({ method, status: reply.status });
     if (reply.status !== 200) return reply;
     if (method === 'preconnect') {
       return { ...reply, body: Buffer.from(JSON.stringify({ return_value: { redirect_host: `localhost:${port}` } })) };
@@ -131,7 +135,7 @@ async function startTee(primary: Target, copy: Target, tls: { key: string; cert:
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   port = (server.address() as AddressInfo).port;
-  return { port, problems, close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }) };
+  return { port, problems, replies, close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }) };
 }
 
 interface Node { child: ChildProcess; apiUrl: string; collectorPort: number; certPath: string; dataDir: string }
@@ -349,6 +353,43 @@ test('two shards, one PostgreSQL, two nodes: the real agent on node 1, node 2 an
     assert.deepEqual((stored.json.results as { facet: string; calls: number }[]).map((r) => [r.facet, r.calls]).sort(), probes.map((p) => [p.name, p.calls]).sort());
     const again = await call(two.apiUrl, 'POST', '/timeslice/v1/nrql', { query: queries[0] });
     assert.deepEqual(normalize({ results: again.json.results, totalResult: again.json.totalResult ?? null }), expected.nrql[0], 'the agents\' data as before');
+  });
+
+  // The real agent against a stopped shard: its harvests get 503, it keeps them and sends them again
+  // once the shard is back; the DuckDB node gets what node 1 finally acknowledged, and both agree.
+  await t.test('the real agent through a stopped shard: 503, kept, sent again; node 2 still answers as DuckDB', async () => {
+    const app = APPS[0]!;
+    const id = expected.ids.find((x) => x.name === app.name)!.id;
+    const rowsOn = async (s: typeof a) => Number((await s!.query(`SELECT count() FROM data.timeslices_local WHERE app_id = ${id} FORMAT TSV`)).trim());
+    const shard = (await rowsOn(a)) > 0 ? a! : b!;
+    let resumed = false;
+    try {
+      await withAgentApp({ appName: app.name, licenseKey: TEST_LICENSE_KEY, collectorPort: tee!.port, certPath: one.certPath, logDir: one.dataDir }, async ({ port }) => {
+        const from = tee!.replies.length;
+        await shard.pause();
+        for (const path of ['/fast/9', '/error/9', '/fast/10']) await (await fetch(`http://127.0.0.1:${port}${path}`)).text();
+        const harvest = (status: number, after: number) => tee!.replies.slice(after).findIndex((r) => r.method === 'analytic_event_data' && r.status === status);
+        const deadline = Date.now() + 30_000;
+        while (harvest(503, from) < 0) {
+          assert.ok(Date.now() < deadline, `no event harvest was refused: ${JSON.stringify(tee!.replies.slice(from))}`);
+          await new Promise((r) => setTimeout(r, 250));
+        }
+        await shard.resume();
+        resumed = true;
+        const refusedAt = from + harvest(503, from);
+        while (harvest(200, refusedAt) < 0) {
+          assert.ok(Date.now() < deadline + 30_000, `no event harvest went through after the shard came back: ${JSON.stringify(tee!.replies.slice(refusedAt))}`);
+          await new Promise((r) => setTimeout(r, 250));
+        }
+      });
+    } finally {
+      if (!resumed) await shard.resume();
+    }
+    assert.deepEqual(tee!.problems, []);
+    const again = await sameAs(two.apiUrl);
+    const counts = (again.nrql[3] as { results: { facet: string; count: number }[] }).results.map((r) => [r.facet, r.count]).sort();
+    // The three requests made while the shard was down are stored once, on both stores.
+    assert.deepEqual(counts, APPS.map((x) => [x.name, x.paths.length + (x === app ? 3 : 0)]).sort());
   });
 
   await t.test('kill -9 of the node holding the background lease: the other takes it and answers the same', async () => {
