@@ -2,6 +2,7 @@ import { CUSTOM_EVENTS, Rows } from '../store/append-tables.js';
 import { attributeJson } from '../store/attribute-json.js';
 import { operatorSymbol, type Incident, type Issue, type IssueEvent } from '../domain/alerts/alert-model.js';
 import type { AlertEvent } from '../domain/alerts/alert-engine.js';
+import type { WebhookResult } from './webhook-sender.js';
 
 /**
  * Alerting's own events, queryable by NRQL as New Relic's are (reference §4.13): one NrAiIncident per
@@ -74,4 +75,20 @@ export function notificationRow(rows: Rows, accountId: number, at: number, attri
 
 export function notificationErrorRow(rows: Rows, accountId: number, at: number, attributes: Record<string, unknown>): void {
   rows.push(accountId, 0, 0, 0, at, 'NrIntegrationError', attributeJson({ category: 'NotificationError', ...attributes }));
+}
+
+/**
+ * One delivery's record: an `NrAiNotification` row per attempt (`Sent` or `Failed`, retried or
+ * not, its HTTP status and time) and, when every attempt failed, one `NrIntegrationError` saying so.
+ */
+export function deliveryRows(rows: Rows, accountId: number, at: number, common: Record<string, unknown>, operation: string, result: WebhookResult): void {
+  result.attempts.forEach((a, i) => {
+    const sent = a.status !== null && a.status >= 200 && a.status < 300;
+    notificationRow(rows, accountId, at, {
+      ...common, status: sent ? 'Sent' : 'Failed', attempt: i + 1, httpStatus: a.status, error: a.error, retried: !sent && i < result.attempts.length - 1,
+      durationMs: Math.round(a.durationMs), operation,
+    });
+  });
+  const last = result.attempts[result.attempts.length - 1];
+  if (!result.ok) notificationErrorRow(rows, accountId, at, { ...common, message: `Webhook delivery failed after ${result.attempts.length} attempt(s): ${last?.error ?? 'unknown'}`, httpStatus: last?.status ?? null });
 }

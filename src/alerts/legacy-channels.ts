@@ -7,7 +7,7 @@ import {
 } from '../domain/alerts/legacy-channel.js';
 import { CUSTOM_EVENTS, Rows } from '../store/append-tables.js';
 import type { AlertRecords, OutboxEntry } from '../store/alert-records.js';
-import { notificationErrorRow, notificationRow } from './alert-nrql-events.js';
+import { deliveryRows, notificationErrorRow, notificationRow } from './alert-nrql-events.js';
 import { DEFAULT_WEBHOOK_OPTIONS, sendWebhook, type WebhookOptions } from './webhook-sender.js';
 
 /** The outbox's channel id of a REST channel: NerdGraph channels are UUIDs, so the two never meet. */
@@ -188,15 +188,7 @@ export class LegacyChannels {
     headers['content-type'] = config.payload_type === 'application/x-www-form-urlencoded' ? 'application/x-www-form-urlencoded' : 'application/json';
     headers[idempotencyHeader] = entry.key;
     const result = await sendWebhook(String(config.base_url), entry.body, headers, this.deps.webhook ?? DEFAULT_WEBHOOK_OPTIONS);
-    result.attempts.forEach((a, i) => {
-      const sent = a.status !== null && a.status >= 200 && a.status < 300;
-      notificationRow(rows, entry.accountId, now(), {
-        ...common, status: sent ? 'Sent' : 'Failed', attempt: i + 1, httpStatus: a.status, error: a.error, retried: !sent && i < result.attempts.length - 1,
-        durationMs: Math.round(a.durationMs), operation: entry.state === 'CLOSED' ? 'Close' : 'Notify',
-      });
-    });
-    const last = result.attempts[result.attempts.length - 1];
-    if (!result.ok) notificationErrorRow(rows, entry.accountId, now(), { ...common, message: `Webhook delivery failed after ${result.attempts.length} attempt(s): ${last?.error ?? 'unknown'}`, httpStatus: last?.status ?? null });
+    deliveryRows(rows, entry.accountId, now(), common, entry.state === 'CLOSED' ? 'Close' : 'Notify', result);
     await this.deps.records.markNotification(entry.key, result.ok ? 'SENT' : 'FAILED', result.attempts.length, now());
     await this.write(rows);
   }

@@ -4,7 +4,7 @@ import { CUSTOM_EVENTS, Rows } from '../store/append-tables.js';
 import type { AlertRecords, OutboxEntry } from '../store/alert-records.js';
 import type { Issue } from '../domain/alerts/alert-model.js';
 import type { AlertEvent } from '../domain/alerts/alert-engine.js';
-import { notificationErrorRow, notificationRow } from './alert-nrql-events.js';
+import { deliveryRows, notificationErrorRow, notificationRow } from './alert-nrql-events.js';
 import { issueAttributes, issueMatches } from '../domain/alerts/issues-filter.js';
 import type { Channel, Destination, Workflow } from '../domain/alerts/notification-model.js';
 import { DEFAULT_NOTIFICATION_TRIGGERS, notificationTriggerOf } from '../domain/alerts/notification-triggers.js';
@@ -137,15 +137,7 @@ export class Notifier {
     }
     const { url, headers } = webhookTarget(destination, channel);
     const result = await sendWebhook(url, entry.body, { ...headers, [IDEMPOTENCY_HEADER]: entry.key }, this.deps.webhook ?? DEFAULT_WEBHOOK_OPTIONS);
-    result.attempts.forEach((a, i) => {
-      const sent = a.status !== null && a.status >= 200 && a.status < 300;
-      notificationRow(rows, entry.accountId, now(), {
-        ...common, status: sent ? 'Sent' : 'Failed', attempt: i + 1, httpStatus: a.status, error: a.error, retried: !sent && i < result.attempts.length - 1,
-        durationMs: Math.round(a.durationMs), operation: entry.state === 'CLOSED' ? 'Close' : 'Notify',
-      });
-    });
-    const last = result.attempts[result.attempts.length - 1];
-    if (!result.ok) notificationErrorRow(rows, entry.accountId, now(), { ...common, message: `Webhook delivery failed after ${result.attempts.length} attempt(s): ${last?.error ?? 'unknown'}`, httpStatus: last?.status ?? null });
+    deliveryRows(rows, entry.accountId, now(), common, entry.state === 'CLOSED' ? 'Close' : 'Notify', result);
     await this.deps.records.markNotification(entry.key, result.ok ? 'SENT' : 'FAILED', result.attempts.length, now());
     const at = now();
     const workflow = this.workflows.get(entry.workflowId);
@@ -154,7 +146,7 @@ export class Notifier {
       this.workflows.set(ran.id, ran);
       await this.deps.records.saveNotificationObject('workflow', ran);
     }
-    const sentTo = { ...destination, lastSent: result.ok ? at : destination.lastSent, status: result.ok ? 'DEFAULT' : statusOf(last?.status ?? null) };
+    const sentTo = { ...destination, lastSent: result.ok ? at : destination.lastSent, status: result.ok ? 'DEFAULT' : statusOf(result.attempts[result.attempts.length - 1]?.status ?? null) };
     this.destinations.set(sentTo.id, sentTo);
     await this.deps.records.saveNotificationObject('destination', sentTo);
     await this.writeRows(rows);

@@ -76,3 +76,41 @@ export interface AgentRuns {
    */
   expireIdle(): Promise<ExpiredEntries>;
 }
+
+/**
+ * Data calls in progress per agent run, and who waits for them to end (`holdRun`): shutdown and
+ * expiry wait for a run's calls instead of cutting one off half stored. Engine-neutral: each
+ * catalog keeps one, in memory, for the calls this node serves.
+ */
+export class RunCalls {
+  private readonly calls = new Map<string, { count: number; ended: (() => void)[] }>();
+
+  /** Counts a call on the run; the function returned ends it (once, however often called). `heard` runs at both ends. */
+  hold(runId: string, heard: () => void): () => void {
+    let held = this.calls.get(runId);
+    if (held === undefined) this.calls.set(runId, (held = { count: 0, ended: [] }));
+    const calls = held;
+    calls.count++;
+    heard();
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      heard();
+      if (--calls.count > 0) return;
+      this.calls.delete(runId);
+      for (const resolve of calls.ended) resolve();
+    };
+  }
+
+  /** Whether a call on the run is in progress. */
+  busy(runId: string): boolean {
+    return this.calls.has(runId);
+  }
+
+  /** Resolves once the run has no call in progress. */
+  ended(runId: string): Promise<void> {
+    const calls = this.calls.get(runId);
+    return calls ? new Promise((resolve) => calls.ended.push(resolve)) : Promise.resolve();
+  }
+}

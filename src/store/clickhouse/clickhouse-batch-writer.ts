@@ -1,17 +1,9 @@
 import type { Cell, Rows } from '../append-tables.js';
-import { MAX_QUEUED_ROWS, StoreBusyError, WriteTooLargeError, type BatchWriter, type WriteTicket } from '../batch-writer.js';
+import { MAX_QUEUED_ROWS, StoreBusyError } from '../batch-writer.js';
+import { GroupCommitWriter } from '../group-commit.js';
 import { ClickHouseUnavailableError } from './clickhouse-connection.js';
 import type { ClickHouseDatabase } from './clickhouse-database.js';
 import { BATCH_COLUMN, MERGED_MAP, STORED_BY_NAME, type StoredTable } from './clickhouse-schema.js';
-
-interface PendingWrite {
-  readonly rows: readonly Rows[];
-  readonly resolve: () => void;
-  readonly reject: (error: Error) => void;
-}
-
-/** How long a batch waits for writes the collector announced (payloads still being decoded). */
-const ANNOUNCED_WAIT_MS = 10;
 
 /**
  * Group commit into ClickHouse: the writes that arrived meanwhile become one INSERT per table
@@ -27,96 +19,26 @@ const ANNOUNCED_WAIT_MS = 10;
  * the collector answers 503: the agent keeps its data and sends it again, so a payload ends up
  * stored once. Deleting is a mutation: readers may see the rows of a failed batch until it ran.
  * A failed batch of several writes, for another reason than ClickHouse being away, is retried
- * write by write, so a write ClickHouse refuses fails only its own request.
+ * write by write (`GroupCommitWriter`), so a write ClickHouse refuses fails only its own request.
  */
-export class ClickHouseBatchWriter implements BatchWriter {
-  private pending: PendingWrite[] = [];
-  private running: Promise<void> | undefined;
-  private closed = false;
-  private queuedRows = 0;
-  private announced = 0;
-  private wakeCommit: (() => void) | undefined;
+export class ClickHouseBatchWriter extends GroupCommitWriter {
   /** Batches that failed part way, to be deleted before anything else is inserted. */
   private readonly undo: { batch: string; tables: string[] }[] = [];
   private sequence = 0;
   private readonly node = Math.floor(Math.random() * 2 ** 20);
 
-  constructor(private readonly db: ClickHouseDatabase, readonly maxQueuedRows = MAX_QUEUED_ROWS) {}
-
-  write(rows: readonly Rows[], ticket?: WriteTicket): Promise<void> {
-    try {
-      if (this.closed) return Promise.reject(new StoreBusyError('the store is closing'));
-      let count = 0;
-      for (const r of rows) {
-        if (r.length > 0 && !STORED_BY_NAME.has(r.table.name)) return Promise.reject(new Error(`ClickHouse holds no table ${r.table.name}`));
-        count += r.length;
-      }
-      if (count === 0) return Promise.resolve();
-      if (count > this.maxQueuedRows) return Promise.reject(new WriteTooLargeError(count, this.maxQueuedRows));
-      if (this.queuedRows + count > this.maxQueuedRows) return Promise.reject(new StoreBusyError(`the store is behind (${this.queuedRows} rows waiting to be stored)`));
-      this.queuedRows += count;
-      return new Promise<void>((resolve, reject) => {
-        const settle = () => { this.queuedRows -= count; };
-        this.pending.push({ rows, resolve: () => { settle(); resolve(); }, reject: (error) => { settle(); reject(error); } });
-        this.running ??= this.drain();
-      });
-    } finally {
-      ticket?.release();
-    }
+  constructor(private readonly db: ClickHouseDatabase, maxQueuedRows = MAX_QUEUED_ROWS) {
+    super(maxQueuedRows);
   }
 
-  announce(): WriteTicket {
-    this.announced++;
-    let released = false;
-    return {
-      release: () => {
-        if (released) return;
-        released = true;
-        this.announced--;
-        if (this.announced === 0) this.wakeCommit?.();
-      },
-    };
+  protected override refuse(rows: readonly Rows[]): Error | undefined {
+    const other = rows.find((r) => r.length > 0 && !STORED_BY_NAME.has(r.table.name));
+    return other === undefined ? undefined : new Error(`ClickHouse holds no table ${other.table.name}`);
   }
 
-  async flush(): Promise<void> {
-    while (this.running) await this.running;
-  }
-
-  async close(): Promise<void> {
-    this.closed = true;
-    await this.flush();
-  }
-
-  private async drain(): Promise<void> {
-    await new Promise((resolve) => setImmediate(resolve));
-    while (this.pending.length > 0) {
-      if (this.announced > 0 && !this.closed) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, ANNOUNCED_WAIT_MS);
-          this.wakeCommit = () => { clearTimeout(timer); resolve(); };
-        });
-        this.wakeCommit = undefined;
-      }
-      const batch = this.pending;
-      this.pending = [];
-      await this.commitIsolated(batch);
-    }
-    this.running = undefined;
-  }
-
-  private async commitIsolated(batch: readonly PendingWrite[]): Promise<void> {
-    try {
-      await this.commit(batch);
-      for (const w of batch) w.resolve();
-    } catch (error) {
-      const unavailable = error instanceof ClickHouseUnavailableError || error instanceof StoreBusyError;
-      if (batch.length === 1 || unavailable) {
-        const reason = unavailable ? new StoreBusyError((error as Error).message) : (error as Error);
-        for (const w of batch) w.reject(reason);
-        return;
-      }
-      for (const w of batch) await this.commitIsolated([w]);
-    }
+  /** ClickHouse away (or a failed batch not yet taken back): every write of the batch gets 503 at once. */
+  protected override wholeBatchFailure(error: unknown): Error | undefined {
+    return error instanceof ClickHouseUnavailableError || error instanceof StoreBusyError ? new StoreBusyError((error as Error).message) : undefined;
   }
 
   /** Deletes the batches that failed part way; throws (StoreBusyError) while ClickHouse cannot. */
@@ -132,11 +54,11 @@ export class ClickHouseBatchWriter implements BatchWriter {
     }
   }
 
-  private async commit(batch: readonly PendingWrite[]): Promise<void> {
+  protected async commit(batch: readonly (readonly Rows[])[]): Promise<void> {
     await this.takeBack();
     const byTable = new Map<string, Rows[]>();
     for (const write of batch) {
-      for (const rows of write.rows) {
+      for (const rows of write) {
         if (rows.length === 0) continue;
         const list = byTable.get(rows.table.name) ?? [];
         list.push(rows);

@@ -10,8 +10,8 @@ import {
 import type { ClickHouseDatabase } from './clickhouse-database.js';
 import { numberLiteral, stringLiteral } from './clickhouse-dialect.js';
 import { HOURLY_TABLE, MAINTENANCE_TABLE, dayOf } from './clickhouse-schema.js';
+import { retentionCutoff, timesliceCoverage } from '../retention-rules.js';
 
-const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
 const n = numberLiteral;
 
@@ -72,9 +72,7 @@ export class ClickHouseUpkeep {
   }
 
   get coverage(): TimesliceCoverage {
-    const minuteMs = this.options.retention.minuteMs;
-    const minuteFromMs = minuteMs === null || this.state.watermarkMs === null ? null : Math.min(this.cutoff(minuteMs), this.state.watermarkMs);
-    return { hourlyUntilMs: this.state.watermarkMs, minuteFromMs };
+    return timesliceCoverage(this.options.retention.minuteMs, this.state.watermarkMs, this.clock.now());
   }
 
   start(): void {
@@ -147,7 +145,7 @@ export class ClickHouseUpkeep {
   }
 
   private cutoff(periodMs: number): number {
-    return Math.floor(this.clock.now() / MINUTE_MS) * MINUTE_MS - periodMs;
+    return retentionCutoff(this.clock.now(), periodMs);
   }
 
   private keyMetricIds(): number[] {

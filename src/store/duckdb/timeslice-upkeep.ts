@@ -11,8 +11,8 @@ import type { Database } from './database.js';
 import { timestampValue } from './duckdb-values.js';
 import { HOURLY_TIMESLICES, TIMESLICE_TABLES } from './timeslice-tables.js';
 import { inTransaction } from './own-connection.js';
+import { retentionCutoff, timesliceCoverage } from '../retention-rules.js';
 
-const MINUTE_MS = 60_000;
 
 /** The six numbers of an hour's rollup, merged with the summary algebra (Apdex: S, T, F summed, apdex_t kept). */
 const ROLLUP_VALUES = `sum(call_count), sum(total), sum(exclusive), min(min), max(max), sum(sum_of_squares),
@@ -81,10 +81,7 @@ export class TimesliceUpkeep {
 
   /** What readers may take from rollups now. */
   get coverage(): TimesliceCoverage {
-    const minuteMs = this.options.retention.minuteMs;
-    // What retention deletes (`expiries`): before the cutoff, and only below the watermark.
-    const minuteFromMs = minuteMs === null || this.state.watermarkMs === null ? null : Math.min(this.cutoff(minuteMs), this.state.watermarkMs);
-    return { hourlyUntilMs: this.state.watermarkMs, minuteFromMs };
+    return timesliceCoverage(this.options.retention.minuteMs, this.state.watermarkMs, this.clock.now());
   }
 
   get lastRuns(): Readonly<UpkeepState> {
@@ -180,9 +177,8 @@ export class TimesliceUpkeep {
   }
 
 
-  /** The start of the minute `periodMs` before now: rows before it have expired. */
   private cutoff(periodMs: number): number {
-    return Math.floor(this.clock.now() / MINUTE_MS) * MINUTE_MS - periodMs;
+    return retentionCutoff(this.clock.now(), periodMs);
   }
 
   /** Every deletion retention asks for now, in the order they run. */

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { listValue } from '@duckdb/node-api';
-import type { AgentRun, ConnectFacts, RunTarget } from '../../catalog/agent-runs.js';
+import { RunCalls, type AgentRun, type ConnectFacts, type RunTarget } from '../../catalog/agent-runs.js';
 import type { CatalogWrites } from './catalog-writes.js';
 
 /**
@@ -15,7 +15,7 @@ export class DuckDbAgentRuns {
    */
   private readonly lastHeard = new Map<string, number>();
   /** Data calls in progress per run, and who waits for them to end. */
-  private readonly calls = new Map<string, { count: number; ended: (() => void)[] }>();
+  private readonly calls = new RunCalls();
 
   constructor(private readonly w: CatalogWrites) {}
 
@@ -59,23 +59,7 @@ export class DuckDbAgentRuns {
 
   /** See `AgentRuns.holdRun`. */
   hold(runId: string): () => void {
-    let calls = this.calls.get(runId);
-    if (!calls) {
-      calls = { count: 0, ended: [] };
-      this.calls.set(runId, calls);
-    }
-    const held = calls;
-    held.count++;
-    this.heard(runId);
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      this.heard(runId);
-      if (--held.count > 0) return;
-      this.calls.delete(runId);
-      for (const resolve of held.ended) resolve();
-    };
+    return this.calls.hold(runId, () => this.heard(runId));
   }
 
   private heard(runId: string): void {
@@ -83,8 +67,7 @@ export class DuckDbAgentRuns {
   }
 
   callsEnded(runId: string): Promise<void> {
-    const calls = this.calls.get(runId);
-    return calls ? new Promise((resolve) => calls.ended.push(resolve)) : Promise.resolve();
+    return this.calls.ended(runId);
   }
 
   /** Marks runs shut down: in memory first, in the same turn, so data calls on them are refused from here on. */
@@ -99,7 +82,7 @@ export class DuckDbAgentRuns {
 
   /** Runs last heard from before `before` with no data call in progress. */
   idle(before: number): AgentRun[] {
-    return [...this.runs.values()].filter((r) => (this.lastHeard.get(r.runId) ?? -Infinity) < before && !this.calls.has(r.runId));
+    return [...this.runs.values()].filter((r) => (this.lastHeard.get(r.runId) ?? -Infinity) < before && !this.calls.busy(r.runId));
   }
 
   /** Deletes the runs' rows; the caller holds a transaction open and calls `forget` once it commits. */

@@ -5,7 +5,7 @@ import type { Clock } from '../../../clock.js';
 import { DEFAULT_APM_AGENT_SETTINGS, type ApmAgentSettings } from '../../../domain/agent-settings/model.js';
 import { applySettingsPatch, validateApmAgentSettings, type SettingsPatch } from '../../../domain/agent-settings/validation.js';
 import {
-  DEFAULT_IDLE_EXPIRY, type AgentRun, type AgentRuns, type ConnectFacts, type ExpiredEntries, type IdleExpiry, type RunTarget,
+  DEFAULT_IDLE_EXPIRY, RunCalls, type AgentRun, type AgentRuns, type ConnectFacts, type ExpiredEntries, type IdleExpiry, type RunTarget,
 } from '../../catalog/agent-runs.js';
 import {
   ApplicationNotFoundError, checkedApplicationChanges, DEFAULT_APDEX_T, DEFAULT_END_USER_APDEX_T,
@@ -102,7 +102,7 @@ export class PgApplications implements ApplicationCatalog, AgentRuns {
   private hosts = new ByApplication<Host>();
   private instances = new ByApplication<Instance>();
   private readonly runs = new Map<string, AgentRun>();
-  private readonly calls = new Map<string, { count: number; ended: (() => void)[] }>();
+  private readonly calls = new RunCalls();
   private readonly heardRuns = new Map<string, number>();
   private readonly heardInstances = new Map<number, number>();
   private flushTimer: NodeJS.Timeout | undefined;
@@ -331,20 +331,7 @@ export class PgApplications implements ApplicationCatalog, AgentRuns {
   }
 
   holdRun(runId: string): () => void {
-    let calls = this.calls.get(runId);
-    if (!calls) this.calls.set(runId, (calls = { count: 0, ended: [] }));
-    const held = calls;
-    held.count++;
-    this.heard(runId);
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      this.heard(runId);
-      if (--held.count > 0) return;
-      this.calls.delete(runId);
-      for (const resolve of held.ended) resolve();
-    };
+    return this.calls.hold(runId, () => this.heard(runId));
   }
 
   private heard(runId: string): void {
@@ -403,8 +390,7 @@ export class PgApplications implements ApplicationCatalog, AgentRuns {
   }
 
   private callsEnded(runId: string): Promise<void> {
-    const calls = this.calls.get(runId);
-    return calls ? new Promise((resolve) => calls.ended.push(resolve)) : Promise.resolve();
+    return this.calls.ended(runId);
   }
 
   async deleteApplication(id: number): Promise<void> {
@@ -440,7 +426,7 @@ export class PgApplications implements ApplicationCatalog, AgentRuns {
       const idleRuns = (await c.query<{ run_id: string }>(
         'SELECT run_id FROM agent_runs WHERE greatest(connected_at, coalesce(shutdown_at, connected_at), last_heard_at) < $1 FOR UPDATE',
         [now - expiry.runIdleMs],
-      )).rows.map((r) => r.run_id).filter((id) => !this.calls.has(id));
+      )).rows.map((r) => r.run_id).filter((id) => !this.calls.busy(id));
       const targeted = new Set<number>();
       for (const r of (await c.query<RunRow>('SELECT run_id, account_id, targets, shutdown_at FROM agent_runs WHERE NOT (run_id = ANY($1))', [idleRuns])).rows) {
         for (const t of runOf(r).targets) targeted.add(t.instanceId);
