@@ -5,7 +5,8 @@
  *   metrics, each harvest a new minute, for `--seconds`, to (1) an embedded DuckDB node, (2) a node
  *   on one ClickHouse server, (3) a node on a two-shard cluster (Distributed tables,
  *   insert_distributed_sync) and (4) two nodes on that cluster, half the agents each — (3) and (4)
- *   with their catalog on one PostgreSQL, as the scale-out setup runs. Posts go
+ *   with their catalog on one PostgreSQL, as the scale-out setup runs. Then the DuckDB case and both
+ *   cluster cases again against `timeslice serve` processes over HTTPS (`--processes=0` skips them). Posts go
  *   through the collector in process (`inject`: no TLS, no sockets), `--concurrency` in flight per
  *   node; figures are acknowledged timeslices per second. Every acknowledged timeslice is then
  *   counted in the store (the run fails if one is missing).
@@ -17,13 +18,16 @@
  * Run: `npm run bench -- scale-out [--seconds=10] [--agents=8] [--metrics=50] [--concurrency=4] [--rounds=20]`
  * or `node dist/bench/scale-out.js`. Needs Debian's clickhouse-server and postgresql (as the tests do).
  */
-import { loadavg } from 'node:os';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { agentQuery, invoke } from '../test/helpers/collector-client.js';
 import { startClickHouse, startClickHouseCluster } from '../test/helpers/clickhouse.js';
 import { startPostgres } from '../test/helpers/postgres.js';
 import { connectApp, ManualClock, rest, type AgentHandle } from '../test/helpers/rest-fixture.js';
 import { startTestServer, TEST_API_KEY, TEST_LICENSE_KEY, type TestServer } from '../test/helpers/test-server.js';
 import { runAlone } from './run-alone.js';
+import { BENCH_API_KEY, BenchAgent, startServe, stopServe, type ServeProcess } from './serve-process.js';
 
 const BEGIN = Date.UTC(2025, 7, 11, 0, 0);
 
@@ -94,6 +98,50 @@ async function ingest(nodes: readonly TestServer[], agentCount: number, metrics:
   };
   await Promise.all(Array.from({ length: concurrency * nodes.length }, worker));
   return { acked, elapsedMs: performance.now() - start, minutes };
+}
+
+/**
+ * The same ingest against `timeslice serve` processes, over HTTPS from this process (one keep-alive
+ * connection per agent), each process with the cores it gets: timeslices a minute apart from
+ * `beginMs`. Every acknowledged call count is then found by NRQL through the first process.
+ */
+async function ingestProcesses(serves: readonly ServeProcess[], prefix: string, agentCount: number, metrics: number, seconds: number, concurrency: number, beginMs: number): Promise<{ acked: number; elapsedMs: number }> {
+  const agents: { agent: BenchAgent; index: number; minute: number }[] = [];
+  for (let i = 0; i < agentCount; i++) {
+    const serve = serves[i % serves.length]!;
+    const agent = new BenchAgent(serve, `${prefix}-${i}`, `host-${i}`);
+    await agent.connect();
+    agents.push({ agent, index: i, minute: 0 });
+  }
+  let acked = 0;
+  let calls = 0;
+  let next = 0;
+  const start = performance.now();
+  const deadline = start + seconds * 1000;
+  const worker = async () => {
+    while (performance.now() < deadline) {
+      const a = agents[next++ % agents.length]!;
+      const minute = a.minute++;
+      const body = payload(a.agent.runId, minute, metrics, a.index) as [string, number, number, [unknown, number[]][]];
+      body[1] = (beginMs + minute * 60_000) / 1000;
+      body[2] = (beginMs + (minute + 1) * 60_000) / 1000;
+      const reply = await a.agent.invoke('metric_data', body, a.agent.runId);
+      if (reply.status !== 200) throw new Error(`metric_data answered ${reply.status}: ${reply.text}`);
+      acked += metrics;
+      calls += body[3].reduce((n, [, stats]) => n + stats[0]!, 0);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency * serves.length }, worker));
+  const elapsedMs = performance.now() - start;
+  for (const a of agents) a.agent.close();
+  const until = beginMs + (Math.max(...agents.map((a) => a.minute)) + 1) * 60_000;
+  const res = await fetch(`http://127.0.0.1:${serves[0]!.apiPort}/timeslice/v1/nrql`, {
+    method: 'POST', headers: { 'x-api-key': BENCH_API_KEY, 'content-type': 'application/json' },
+    body: JSON.stringify({ query: `SELECT count(newrelic.timeslice.value) AS calls FROM Metric WHERE appName LIKE '${prefix}-%' SINCE ${beginMs} UNTIL ${until}` }),
+  });
+  const stored = ((await res.json()) as { results: { calls: number }[] }).results[0]?.calls;
+  if (stored !== calls) throw new Error(`${prefix}: ${calls} calls acknowledged, ${String(stored)} stored`);
+  return { acked, elapsedMs };
 }
 
 async function nrql(node: TestServer, query: string): Promise<unknown> {
@@ -197,6 +245,38 @@ export async function scaleOutBench(flags: ReadonlyMap<string, string>): Promise
         label, duckdbMedianMs: quantile(ds, 0.5), duckdbP90Ms: quantile(ds, 0.9), clickhouseMedianMs: quantile(cs, 0.5), clickhouseP90Ms: quantile(cs, 0.9),
         clusterMedianMs: quantile(ks, 0.5), clusterP90Ms: quantile(ks, 0.9),
       });
+    }
+
+    // Separate `serve` processes over HTTPS (the collector as agents reach it): DuckDB, one and two cluster nodes.
+    if (flags.get('processes') !== '0') {
+      const beginMs = Math.floor(Date.now() / 3_600_000) * 3_600_000 - 3 * 86_400_000;
+      const processCatalog = await pgServer.createDatabase('bench_processes');
+      const env = { TIMESLICE_UPKEEP_EVERY_MS: '0', TIMESLICE_MEMORY_LIMIT: '512MB' };
+      const dirs: string[] = [];
+      const serves: ServeProcess[] = [];
+      const serve = async (extra: Record<string, string>) => {
+        const dir = await mkdtemp(join(tmpdir(), 'timeslice-bench-serve-'));
+        dirs.push(dir);
+        const p = await startServe({ dataDir: dir, env: { ...env, ...extra } });
+        serves.push(p);
+        return p;
+      };
+      try {
+        const duckProcess = await serve({});
+        let r = await ingestProcesses([duckProcess], 'proc-duck', agentCount, metrics, seconds, concurrency, beginMs);
+        figures.push({ label: 'processes: embedded DuckDB, one process', timeslices: r.acked, seconds: r.elapsedMs / 1000, perSecond: r.acked / (r.elapsedMs / 1000), stored: r.acked });
+        await stopServe(duckProcess);
+        const shared = { TIMESLICE_STORE: clusterUrl.replace('/bench?', '/bench_processes?'), TIMESLICE_CATALOG: processCatalog };
+        const first = await serve(shared);
+        r = await ingestProcesses([first], 'proc-one', agentCount, metrics, seconds, concurrency, beginMs);
+        figures.push({ label: 'processes: two shards, one process, PostgreSQL', timeslices: r.acked, seconds: r.elapsedMs / 1000, perSecond: r.acked / (r.elapsedMs / 1000), stored: r.acked });
+        const secondProcess = await serve(shared);
+        r = await ingestProcesses([first, secondProcess], 'proc-two', agentCount, metrics, seconds, concurrency, beginMs);
+        figures.push({ label: 'processes: two shards, two processes, PostgreSQL', timeslices: r.acked, seconds: r.elapsedMs / 1000, perSecond: r.acked / (r.elapsedMs / 1000), stored: r.acked });
+      } finally {
+        for (const p of serves) await stopServe(p).catch(() => undefined);
+        for (const d of dirs) await rm(d, { recursive: true, force: true });
+      }
     }
   } finally {
     for (const s of servers) await s.stop().catch(() => undefined);
