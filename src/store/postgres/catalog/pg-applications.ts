@@ -174,14 +174,23 @@ export class PgApplications implements ApplicationCatalog, AgentRuns {
 
   private async loadRuns(): Promise<void> {
     const rows = (await this.db.pool.query<RunRow>('SELECT run_id, account_id, targets, shutdown_at FROM agent_runs')).rows;
+    const known = new Map(this.runs);
     this.runs.clear();
-    for (const r of rows) this.runs.set(r.run_id, runOf(r));
+    for (const r of rows) this.runs.set(r.run_id, this.newest(runOf(r), known.get(r.run_id)));
   }
 
   private async loadRun(runId: string): Promise<void> {
     const row = (await this.db.pool.query<RunRow>('SELECT run_id, account_id, targets, shutdown_at FROM agent_runs WHERE run_id = $1', [runId])).rows[0];
-    if (row) this.runs.set(runId, runOf(row));
+    if (row) this.runs.set(runId, this.newest(runOf(row), this.runs.get(runId)));
     else this.runs.delete(runId);
+  }
+
+  /**
+   * A run read back from PostgreSQL, never less shut down than this node already knows it: a reload
+   * whose SELECT ran before this node's own shutdown committed must not revive the run in memory.
+   */
+  private newest(loaded: AgentRun, known: AgentRun | undefined): AgentRun {
+    return known?.shutdown === true && !loaded.shutdown ? { ...loaded, shutdown: true } : loaded;
   }
 
   private forgetElsewhere(appId: number): void {
