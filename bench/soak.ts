@@ -26,7 +26,6 @@ import { TEST_API_KEY, TEST_LICENSE_KEY, type TestServer } from '../test/helpers
 import { machineFacts } from './machine.js';
 
 const MINUTE = 60_000;
-const HOUR = 60 * MINUTE;
 const START = Date.UTC(2026, 10, 1, 0, 0, 0);
 
 function flag(name: string, fallback: number): number {

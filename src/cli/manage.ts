@@ -1,12 +1,10 @@
 import { manage, ManagementError, parseManagementRequest, type ManagementRequest } from '../accounts/account-management.js';
 import { ADMIN_ROUTE } from '../http/service-paths.js';
-import { systemClock } from '../clock.js';
 import { ConfigError } from '../config.js';
-import { openStore } from '../store/open-store.js';
-import type { StoreEngine } from '../store/store.js';
+import { openDataDirStore, type DataDirOptions } from './data-dir-store.js';
 import { renderTable } from './query.js';
 
-export interface ManageCommandOptions {
+export interface ManageCommandOptions extends DataDirOptions {
   /** `accounts`, `users` or `keys`. */
   readonly noun: string;
   readonly verb: string | undefined;
@@ -17,13 +15,6 @@ export interface ManageCommandOptions {
   };
   readonly url: string;
   readonly apiKey: string | undefined;
-  /** Work on this data directory directly (the service must be stopped): the recovery when every key is lost. */
-  readonly dataDir?: string;
-  readonly store?: StoreEngine;
-  /** With `store: 'clickhouse'`: its URL (TIMESLICE_STORE). */
-  readonly storeUrl?: string;
-  /** The shared catalog (TIMESLICE_CATALOG) the data directory's service uses. */
-  readonly catalog?: string;
 }
 
 const VERBS: Readonly<Record<string, readonly string[]>> = {
@@ -75,7 +66,8 @@ export async function manageCommand(options: ManageCommandOptions, out: NodeJS.W
   const label = `timeslice ${options.noun} ${options.verb}`;
   let answer: Record<string, unknown>;
   if (options.dataDir !== undefined) {
-    const store = await openStore({ engine: options.store ?? 'duckdb', ...(options.storeUrl ? { dataUrl: options.storeUrl } : {}), dataDir: options.dataDir, memoryLimit: '1GB', clock: systemClock, expireEveryMs: 0, ...(options.catalog !== undefined ? { catalogUrl: options.catalog } : {}) });
+    // With --data (the service stopped): the recovery when every key is lost.
+    const store = await openDataDirStore({ ...options, dataDir: options.dataDir });
     try {
       answer = await manage(store.catalog, request);
     } catch (error) {

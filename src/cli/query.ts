@@ -3,22 +3,13 @@ import { systemClock } from '../clock.js';
 import { storeDictionaries } from '../nrql/dictionaries.js';
 import { NrqlEngine, type NrqlAnswer } from '../nrql/nrql-engine.js';
 import { NrqlError, nrqlErrorBody } from '../nrql/nrql-error.js';
-import { openStore } from '../store/open-store.js';
-import type { StoreEngine } from '../store/store.js';
+import { openDataDirStore, type DataDirOptions } from './data-dir-store.js';
 
-export interface QueryCommandOptions {
+export interface QueryCommandOptions extends DataDirOptions {
   readonly query: string;
   /** Base URL of a running service's HTTP API. */
   readonly url: string;
   readonly apiKey: string | undefined;
-  /** Read this data directory directly instead (the service must not be running on it). */
-  readonly dataDir?: string;
-  /** The engine of that data directory's store (TIMESLICE_STORE). */
-  readonly store?: StoreEngine;
-  /** With `store: 'clickhouse'`: its URL (TIMESLICE_STORE). */
-  readonly storeUrl?: string;
-  /** The shared catalog (TIMESLICE_CATALOG) the data directory's service uses. */
-  readonly catalog?: string;
   readonly accountId?: number;
   readonly json: boolean;
   readonly timeoutSeconds?: number;
@@ -27,9 +18,7 @@ export interface QueryCommandOptions {
 
 /** Runs the query on a data directory in this process: the same engine the service runs. */
 async function runOnDataDirectory(options: QueryCommandOptions & { dataDir: string }): Promise<{ ok: true; answer: NrqlAnswer } | { ok: false; body: ErrorBody }> {
-  const store = await openStore({
-    engine: options.store ?? 'duckdb', ...(options.storeUrl ? { dataUrl: options.storeUrl } : {}), dataDir: options.dataDir, memoryLimit: '1GB', clock: systemClock, expireEveryMs: 0, ...(options.catalog !== undefined ? { catalogUrl: options.catalog } : {}),
-  });
+  const store = await openDataDirStore(options);
   try {
     const { executor, catalog, metrics } = store;
     const engine = new NrqlEngine({ executor, dictionaries: storeDictionaries(catalog, metrics), clock: systemClock });

@@ -1,20 +1,12 @@
 import { STORE_ROUTE } from '../http/service-paths.js';
-import { systemClock } from '../clock.js';
-import { openStore } from '../store/open-store.js';
-import type { RetentionOptions, StoreEngine, StoreStatus, UpkeepOptions, UpkeepReport } from '../store/store.js';
+import { openDataDirStore, type DataDirOptions } from './data-dir-store.js';
+import type { RetentionOptions, StoreStatus, UpkeepOptions, UpkeepReport } from '../store/store.js';
 
-export interface StoreCommandOptions {
+export interface StoreCommandOptions extends DataDirOptions {
   readonly command: 'status' | 'maintain';
   /** Base URL of a running service's HTTP API. */
   readonly url: string;
   readonly apiKey: string | undefined;
-  /** Open this data directory directly instead (the service must not be running on it). */
-  readonly dataDir?: string;
-  readonly store?: StoreEngine;
-  /** With `store: 'clickhouse'`: its URL (TIMESLICE_STORE). */
-  readonly storeUrl?: string;
-  /** The shared catalog (TIMESLICE_CATALOG) the data directory's service uses. */
-  readonly catalog?: string;
   /** Rollups and retention as configured (TIMESLICE_RETENTION…), for `--data`. */
   readonly upkeep?: UpkeepOptions;
   readonly json: boolean;
@@ -31,10 +23,7 @@ export async function storeCommand(options: StoreCommandOptions, out: NodeJS.Wri
   const name = `timeslice ${options.command}`;
   let answer: StoreStatus | UpkeepReport;
   if (options.dataDir !== undefined) {
-    const store = await openStore({
-      engine: options.store ?? 'duckdb', ...(options.storeUrl ? { dataUrl: options.storeUrl } : {}), dataDir: options.dataDir, memoryLimit: '1GB', clock: systemClock, expireEveryMs: 0, ...(options.catalog !== undefined ? { catalogUrl: options.catalog } : {}),
-      ...(options.upkeep ? { upkeep: options.upkeep } : {}),
-    });
+    const store = await openDataDirStore({ ...options, dataDir: options.dataDir }, options.upkeep);
     try {
       answer = options.command === 'status' ? await store.status() : await store.maintain();
     } finally {

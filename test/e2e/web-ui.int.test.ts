@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
-import { chromium, type Page } from 'playwright-core';
+import { chromium } from 'playwright-core';
 import type { Clock } from '../../src/clock.js';
 import { withAgentApp } from '../helpers/agent-app.js';
 import { connectApp } from '../helpers/rest-fixture.js';
