@@ -48,3 +48,17 @@ export interface TraceStore {
   transactions(query: TraceQuery): Promise<TransactionTrace[]>;
   sql(query: TraceQuery): Promise<SqlTrace[]>;
 }
+
+/** A stored trace cell as the trace fields carry it, whichever engine read it: text or null. */
+export const traceText = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+/** A number or null (engines may hand back 64-bit integers as bigint or text). */
+export const traceNumber = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+/** A JSON column as sent (the parsed value), the text itself when it is not JSON, null when absent. */
+export function traceJson(v: unknown): unknown {
+  if (typeof v !== 'string') return null;
+  try {
+    return JSON.parse(v);
+  } catch {
+    return v;
+  }
+}

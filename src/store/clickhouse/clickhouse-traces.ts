@@ -1,4 +1,4 @@
-import type { ErrorTrace, SqlTrace, TraceQuery, TraceStore, TransactionTrace } from '../traces.js';
+import { traceJson, traceNumber, traceText, type ErrorTrace, type SqlTrace, type TraceQuery, type TraceStore, type TransactionTrace } from '../traces.js';
 import type { ClickHouseConnection } from './clickhouse-connection.js';
 import { numberLiteral } from './clickhouse-dialect.js';
 
@@ -17,33 +17,23 @@ export class ClickHouseTraceStore implements TraceStore {
   async errors(q: TraceQuery): Promise<ErrorTrace[]> {
     const rows = await this.read('"transaction_name", "message", "error_class", "params"', 'error_traces', q);
     return rows.map(([ms, name, message, errorClass, params]) => ({
-      timestamp: Number(ms), transactionName: text(name), message: text(message), errorClass: text(errorClass), params: parsed(params),
+      timestamp: Number(ms), transactionName: traceText(name), message: traceText(message), errorClass: traceText(errorClass), params: traceJson(params),
     }));
   }
 
   async transactions(q: TraceQuery): Promise<TransactionTrace[]> {
     const rows = await this.read('"duration_ms", "transaction_name", "uri", "trace"', 'transaction_traces', q);
     return rows.map(([ms, duration, name, uri, trace]) => ({
-      timestamp: Number(ms), durationMs: number(duration), transactionName: text(name), uri: text(uri), trace: parsed(trace),
+      timestamp: Number(ms), durationMs: traceNumber(duration), transactionName: traceText(name), uri: traceText(uri), trace: traceJson(trace),
     }));
   }
 
   async sql(q: TraceQuery): Promise<SqlTrace[]> {
     const rows = await this.read('"transaction_name", "url", "sql", "metric_name", "call_count", "total", "min", "max"', 'sql_traces', q);
     return rows.map(([ms, name, url, sql, metric, calls, total, min, max]) => ({
-      timestamp: Number(ms), transactionName: text(name), url: text(url), sql: text(sql), metricName: text(metric),
-      callCount: number(calls), totalMs: number(total), minMs: number(min), maxMs: number(max),
+      timestamp: Number(ms), transactionName: traceText(name), url: traceText(url), sql: traceText(sql), metricName: traceText(metric),
+      callCount: traceNumber(calls), totalMs: traceNumber(total), minMs: traceNumber(min), maxMs: traceNumber(max),
     }));
   }
 }
 
-const text = (v: unknown) => (v === null || v === undefined ? null : String(v));
-const number = (v: unknown) => (v === null || v === undefined ? null : Number(v));
-function parsed(v: unknown): unknown {
-  if (typeof v !== 'string') return null;
-  try {
-    return JSON.parse(v);
-  } catch {
-    return v;
-  }
-}
