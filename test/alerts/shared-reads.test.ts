@@ -149,13 +149,17 @@ describe('shared reads', () => {
         assert.deepEqual([...a.failed.keys()].sort(), [...b.failed.keys()].sort());
         for (const r of reads) assert.deepEqual(a.observations.get(r.conditionId), b.observations.get(r.conditionId), r.query);
         assert.ok(a.queries <= b.queries + reads.length);
+        // Two conditions asking the same query (same account and window) must share its read.
+        const keys = conditions.map((c) => `${c.query}|${c.account}|${c.window}`);
+        if (new Set(keys).size < keys.length) assert.ok(together.texts.length < apart.texts.length, `${together.texts.length} shared against ${apart.texts.length} alone`);
         shared += together.texts.length;
         alone += apart.texts.length;
       }),
       { numRuns: scaledRuns(100), ...(FUZZ_SEED !== undefined ? { seed: FUZZ_SEED } : {}) },
     );
-    // Sharing must actually happen over these sets, not only be harmless.
-    assert.ok(shared < alone * 0.8, `${shared} queries shared against ${alone} alone`);
+    // Sharing must actually happen over these sets, not only be harmless (per run above, where a
+    // query repeats; over all runs, whatever their number: a fixed ratio failed on 10 runs).
+    assert.ok(shared < alone, `${shared} queries shared against ${alone} alone`);
   });
 });
 
