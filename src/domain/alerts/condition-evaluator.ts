@@ -106,6 +106,9 @@ export function signalKeyOf(facets: readonly string[]): string {
  * Deterministic: its only inputs are observations and `now` values, so tests drive it with an
  * injected clock; its state is plain data.
  */
+/** The fields of an incident set the same way for every kind of incident a condition opens. */
+type IncidentIdentity = 'id' | 'accountId' | 'policyId' | 'conditionId' | 'conditionName' | 'signalKey' | 'facets' | 'detectedAt' | 'closedAt' | 'closeCause' | 'closeDetectedAt' | 'issueId';
+
 export class ConditionEvaluator {
   private events: EvaluatorEvent[] = [];
   private changes = 0;
@@ -323,15 +326,7 @@ export class ConditionEvaluator {
   }
 
   private open(signal: SignalState, term: ConditionTerm, state: TermState, openedAt: number, now: number): void {
-    const condition = this.condition;
-    const incident: Incident = {
-      id: this.newId(),
-      accountId: condition.accountId,
-      policyId: condition.policyId,
-      conditionId: condition.id,
-      conditionName: condition.name,
-      signalKey: signalKeyOf(signal.facets),
-      facets: facetRecord(condition.facets, signal.facets),
+    const incident = this.opened(signal, {
       termKey: term.priority,
       priority: termPriorityToIssuePriority(term.priority),
       evaluationType: 'Threshold',
@@ -340,9 +335,29 @@ export class ConditionEvaluator {
       thresholdDuration: term.thresholdDuration,
       thresholdOccurrences: term.thresholdOccurrences,
       disableHealthStatusReporting: term.disableHealthStatusReporting,
-      title: thresholdTitle(condition, signal.facets, term),
+      title: thresholdTitle(this.condition, signal.facets, term),
       degradationAt: state.breachStart ?? openedAt,
       openedAt,
+    }, now);
+    state.openIncidentId = incident.id;
+    state.breachCount = 0;
+    state.breachStart = null;
+    state.recoveryCount = 0;
+    state.recoveryStart = null;
+  }
+
+  /** A new open incident of this condition on `signal` (what differs by kind given), recorded as opened. */
+  private opened(signal: SignalState, kind: Omit<Incident, IncidentIdentity>, now: number): Incident {
+    const condition = this.condition;
+    const incident: Incident = {
+      ...kind,
+      id: this.newId(),
+      accountId: condition.accountId,
+      policyId: condition.policyId,
+      conditionId: condition.id,
+      conditionName: condition.name,
+      signalKey: signalKeyOf(signal.facets),
+      facets: facetRecord(condition.facets, signal.facets),
       detectedAt: now,
       closedAt: null,
       closeCause: null,
@@ -350,13 +365,9 @@ export class ConditionEvaluator {
       issueId: null,
     };
     this.changes += 1;
-    state.openIncidentId = incident.id;
-    state.breachCount = 0;
-    state.breachStart = null;
-    state.recoveryCount = 0;
-    state.recoveryStart = null;
     this.state.open[incident.id] = incident;
     this.events.push({ kind: 'incidentOpened', incident });
+    return incident;
   }
 
   /** Closes an incident at `closedAt`; the term it belonged to restarts its count from there. */
@@ -419,16 +430,7 @@ export class ConditionEvaluator {
   }
 
   private openLost(signal: SignalState, lostAt: number, now: number): void {
-    const condition = this.condition;
-    const target = targetName(condition, signal.facets);
-    const incident: Incident = {
-      id: this.newId(),
-      accountId: condition.accountId,
-      policyId: condition.policyId,
-      conditionId: condition.id,
-      conditionName: condition.name,
-      signalKey: signalKeyOf(signal.facets),
-      facets: facetRecord(condition.facets, signal.facets),
+    const incident = this.opened(signal, {
       termKey: 'LOSS_OF_SIGNAL',
       priority: 'CRITICAL',
       evaluationType: 'Expiration',
@@ -437,19 +439,11 @@ export class ConditionEvaluator {
       thresholdDuration: null,
       thresholdOccurrences: null,
       disableHealthStatusReporting: false,
-      title: `${target} signal lost on '${condition.name}'`,
+      title: `${targetName(this.condition, signal.facets)} signal lost on '${this.condition.name}'`,
       degradationAt: lostAt,
       openedAt: lostAt,
-      detectedAt: now,
-      closedAt: null,
-      closeCause: null,
-      closeDetectedAt: null,
-      issueId: null,
-    };
-    this.changes += 1;
+    }, now);
     signal.lostIncidentId = incident.id;
-    this.state.open[incident.id] = incident;
-    this.events.push({ kind: 'incidentOpened', incident });
   }
 
   /** An idle signal with nothing open and nothing pending is forgotten; its next point starts afresh. */
