@@ -60,6 +60,18 @@ const NAIVE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})$/;
 const WEEKDAYS = ['SUNDAY', 'MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY'];
 
 /** A naive wall-clock time as if it were UTC, to compare and step by days. */
+/**
+ * Whether a repeating schedule first starting on `start` has an occurrence on `day` (both naive
+ * wall-clock midnights-plus-time, ms): every day; on the start day and the named weekdays; or on
+ * the start's day of the month.
+ */
+function occursOn(s: MutingSchedule, start: number, day: number): boolean {
+  const date = new Date(day);
+  if (s.repeat === 'DAILY') return true;
+  if (s.repeat === 'WEEKLY') return day === start || (s.weeklyRepeatDays ?? []).includes(WEEKDAYS[date.getUTCDay()]!);
+  return date.getUTCDate() === new Date(start).getUTCDate();
+}
+
 function naiveMs(text: string): number {
   return Date.parse(`${text}Z`);
 }
@@ -100,12 +112,7 @@ export function mutingRuleActive(rule: MutingRule, now: number): boolean {
   let index = 0;
   let last: number | null = null;
   for (let day = start; day <= clock; day += DAY_MS) {
-    const date = new Date(day);
-    const occurs =
-      s.repeat === 'DAILY' ? true
-      : s.repeat === 'WEEKLY' ? day === start || (s.weeklyRepeatDays ?? []).includes(WEEKDAYS[date.getUTCDay()]!)
-      : date.getUTCDate() === new Date(start).getUTCDate();
-    if (!occurs) continue;
+    if (!occursOn(s, start, day)) continue;
     if (endRepeat !== null && day > endRepeat) break;
     if (s.repeatCount !== null && index >= s.repeatCount) break;
     last = day;
@@ -250,12 +257,7 @@ function hasOccurrenceLeft(rule: MutingRule, now: number): boolean {
   const start = naiveMs(s.startTime!);
   let index = 0;
   for (let day = start; index < (s.repeatCount ?? Infinity); day += DAY_MS) {
-    const date = new Date(day);
-    const occurs =
-      s.repeat === 'DAILY' ? true
-      : s.repeat === 'WEEKLY' ? day === start || (s.weeklyRepeatDays ?? []).includes(WEEKDAYS[date.getUTCDay()]!)
-      : date.getUTCDate() === new Date(start).getUTCDate();
-    if (!occurs) continue;
+    if (!occursOn(s, start, day)) continue;
     if (day > clock) return true;
     index++;
   }
