@@ -1,8 +1,7 @@
-import { TIMESLICE_FIELDS, type PlanSource } from '../../plan/aggregate-plan.js';
-import { isAgentEventType, type AgentEventType } from '../../plan/data-model.js';
-import type { RowExpr } from '../../plan/expressions.js';
-import { ROLLED_UP_POINTS } from '../../plan/resolution.js';
-import type { ColumnKind, PhysicalSchema, PhysicalSource, SourceBranch, TypedColumn } from '../../sql/physical-schema.js';
+import type { PlanSource } from '../../plan/aggregate-plan.js';
+import { isAgentEventType } from '../../plan/data-model.js';
+import type { PhysicalSchema, PhysicalSource, SourceBranch, TypedColumn } from '../../sql/physical-schema.js';
+import { AGENT_EVENT_TABLES, CUSTOM_TYPED, HOURLY_COLUMNS, MINUTE_POINTS, TIMESLICE_COLUMNS, typedColumns } from '../read-mapping.js';
 import {
   CUSTOM_EVENTS_TABLE, ERROR_EVENTS_TABLE, ERROR_TRACES_TABLE, LOG_EVENTS_TABLE, SPAN_EVENTS_TABLE, SQL_TRACES_TABLE, TIMESLICES_TABLE,
   TRANSACTION_EVENTS_TABLE, TRANSACTION_TRACES_TABLE, type ColumnType, type TableDescription,
@@ -42,7 +41,6 @@ const NOT_NULL = new Set([
 ]);
 
 const CH_TYPE: Readonly<Record<ColumnType, string>> = { INTEGER: 'Int32', DOUBLE: 'Float64', VARCHAR: 'String', BOOLEAN: 'UInt8', TIMESTAMP: 'Int64' };
-const KIND: Readonly<Record<ColumnType, ColumnKind>> = { INTEGER: 'integer', DOUBLE: 'double', VARCHAR: 'string', BOOLEAN: 'boolean', TIMESTAMP: 'timestamp' };
 
 /** One stored column: name and ClickHouse type. */
 export interface StoredColumn { readonly name: string; readonly type: string }
@@ -100,30 +98,6 @@ export function mergeTreeClause(timeColumn: string, orderBy: readonly string[]):
 
 // ── the read mapping ─────────────────────────────────────────────────────────────────────────
 
-function typedColumns(table: TableDescription): Record<string, TypedColumn> {
-  return Object.fromEntries(table.columns.filter((c) => c.attribute !== undefined).map((c) => [c.attribute!, { column: c.name, kind: KIND[c.type] }]));
-}
-
-const TIMESLICE_COLUMNS = typedColumns(TIMESLICES_TABLE);
-for (const name of TIMESLICE_FIELDS) if (!TIMESLICE_COLUMNS[name]) throw new Error(`the timeslice table describes no column for ${name}`);
-
-const EXCLUSIVE_PER_CALL: RowExpr = { kind: 'arith', op: '/', left: { kind: 'field', name: 'totalExclusive' }, right: { kind: 'field', name: 'count' } };
-const [POINT] = ROLLED_UP_POINTS;
-const MINUTE_POINTS: Readonly<Record<string, RowExpr>> = {
-  [POINT.sum]: EXCLUSIVE_PER_CALL,
-  [POINT.count]: { kind: 'cases', cases: [{ when: { kind: 'isNull', expr: EXCLUSIVE_PER_CALL, negated: false }, then: { kind: 'literal', value: 0 } }], otherwise: { kind: 'literal', value: 1 } },
-};
-if (!POINT.matches(EXCLUSIVE_PER_CALL)) throw new Error('the minute point is not the one rollups keep');
-const HOURLY_TYPED: Readonly<Record<string, TypedColumn>> = {
-  ...TIMESLICE_COLUMNS,
-  [POINT.sum]: { column: 'exclusive_per_call', kind: 'double' },
-  [POINT.count]: { column: 'exclusive_per_call_points', kind: 'double' },
-};
-
-const AGENT_EVENT_TABLES: Readonly<Record<AgentEventType, TableDescription>> = {
-  Transaction: TRANSACTION_EVENTS_TABLE, TransactionError: ERROR_EVENTS_TABLE, Span: SPAN_EVENTS_TABLE, Log: LOG_EVENTS_TABLE,
-};
-const CUSTOM_TYPED = typedColumns(CUSTOM_EVENTS_TABLE);
 const { eventType: customTypeColumn, ...CUSTOM_TYPED_WITHIN_A_TYPE } = CUSTOM_TYPED;
 
 function eventBranch(eventType: string): SourceBranch {
@@ -145,7 +119,7 @@ function physicalSource(source: PlanSource): PhysicalSource {
         uniform: false,
         branches: [
           { ...branch, computed: MINUTE_POINTS, timeRange: { ...hourly, inside: false } },
-          { ...branch, table: HOURLY_TABLE, typed: HOURLY_TYPED, timeRange: { ...hourly, inside: true } },
+          { ...branch, table: HOURLY_TABLE, typed: HOURLY_COLUMNS, timeRange: { ...hourly, inside: true } },
         ],
       };
     }

@@ -1,47 +1,10 @@
-import { TIMESLICE_FIELDS, type PlanSource } from '../../plan/aggregate-plan.js';
-import { isAgentEventType, type AgentEventType } from '../../plan/data-model.js';
-import type { RowExpr } from '../../plan/expressions.js';
-import { ROLLED_UP_POINTS } from '../../plan/resolution.js';
-import type { ColumnKind, PhysicalSchema, PhysicalSource, SourceBranch, TypedColumn } from '../../sql/physical-schema.js';
-import {
-  CUSTOM_EVENTS_TABLE, ERROR_EVENTS_TABLE, LOG_EVENTS_TABLE, SPAN_EVENTS_TABLE, TIMESLICES_TABLE, TRANSACTION_EVENTS_TABLE,
-  type ColumnType, type TableDescription,
-} from '../tables.js';
+import type { PlanSource } from '../../plan/aggregate-plan.js';
+import { isAgentEventType } from '../../plan/data-model.js';
+import type { ColumnKind, PhysicalSchema, PhysicalSource, SourceBranch } from '../../sql/physical-schema.js';
+import { AGENT_EVENT_TABLES, CUSTOM_TYPED, HOURLY_COLUMNS, MINUTE_POINTS, TIMESLICE_COLUMNS, typedColumns } from '../read-mapping.js';
+import { CUSTOM_EVENTS_TABLE, type ColumnType } from '../tables.js';
 import { HOURLY_TIMESLICES, TIMESLICE_TABLES } from './timeslice-tables.js';
 
-const KIND: Readonly<Record<ColumnType, ColumnKind>> = { INTEGER: 'integer', DOUBLE: 'double', VARCHAR: 'string', BOOLEAN: 'boolean', TIMESTAMP: 'timestamp' };
-
-/** The typed columns of a table by the attribute each holds (its description's `attribute`s). */
-function typedColumns(table: TableDescription): Record<string, TypedColumn> {
-  return Object.fromEntries(table.columns.filter((c) => c.attribute !== undefined).map((c) => [c.attribute!, { column: c.name, kind: KIND[c.type] }]));
-}
-
-const TIMESLICE_COLUMNS = typedColumns(TIMESLICES_TABLE);
-for (const name of TIMESLICE_FIELDS) if (!TIMESLICE_COLUMNS[name]) throw new Error(`the timeslice table describes no column for ${name}`);
-
-const EXCLUSIVE_PER_CALL: RowExpr = { kind: 'arith', op: '/', left: { kind: 'field', name: 'totalExclusive' }, right: { kind: 'field', name: 'count' } };
-const [POINT] = ROLLED_UP_POINTS;
-/** A minute's exclusive time per call, and whether it has one (a minute without calls has none). */
-const MINUTE_POINTS: Readonly<Record<string, RowExpr>> = {
-  [POINT.sum]: EXCLUSIVE_PER_CALL,
-  [POINT.count]: { kind: 'cases', cases: [{ when: { kind: 'isNull', expr: EXCLUSIVE_PER_CALL, negated: false }, then: { kind: 'literal', value: 0 } }], otherwise: { kind: 'literal', value: 1 } },
-};
-if (!POINT.matches(EXCLUSIVE_PER_CALL)) throw new Error('the minute point is not the one rollups keep');
-const HOURLY_COLUMNS: Readonly<Record<string, TypedColumn>> = {
-  ...TIMESLICE_COLUMNS,
-  [POINT.sum]: { column: 'exclusive_per_call', kind: 'double' },
-  [POINT.count]: { column: 'exclusive_per_call_points', kind: 'double' },
-};
-
-/** The event types agents report into tables of their own; every other type is a custom event. */
-const AGENT_EVENT_TABLES: Readonly<Record<AgentEventType, TableDescription>> = {
-  Transaction: TRANSACTION_EVENTS_TABLE,
-  TransactionError: ERROR_EVENTS_TABLE,
-  Span: SPAN_EVENTS_TABLE,
-  Log: LOG_EVENTS_TABLE,
-};
-
-const CUSTOM_TYPED = typedColumns(CUSTOM_EVENTS_TABLE);
 const { eventType: customTypeColumn, ...CUSTOM_TYPED_WITHIN_A_TYPE } = CUSTOM_TYPED;
 
 function eventBranch(eventType: string): SourceBranch {
